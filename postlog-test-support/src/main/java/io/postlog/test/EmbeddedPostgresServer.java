@@ -1,0 +1,387 @@
+package io.postlog.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A PostgreSQL server run from zonky's embedded binaries for tests and samples: a fresh
+ * cluster in a temporary directory, {@code wal_level=logical}, listening on a free
+ * loopback port only, removed again by {@link #close()}.
+ * <p>
+ * zonky's own launcher cannot start a server as root (PostgreSQL refuses to run as uid 0,
+ * and CI runs as root), so this class takes zonky's binaries and runs {@code initdb} and
+ * {@code pg_ctl} itself; as root it runs them in a user namespace ({@code unshare
+ * --user}), where they see an unprivileged uid. Thread-safe.
+ */
+public final class EmbeddedPostgresServer implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
+
+	/**
+	 * The settings every server starts with; {@link Builder#setting} overrides them.
+	 * {@code synchronous_commit} stays on: logical decoding reads only flushed WAL, so a
+	 * commit would otherwise reach a slot up to {@code wal_writer_delay} late.
+	 */
+	private static final Map<String, String> DEFAULT_SETTINGS = Map.ofEntries(Map.entry("wal_level", "logical"),
+			Map.entry("max_wal_senders", "40"), Map.entry("max_replication_slots", "40"),
+			Map.entry("max_connections", "200"), Map.entry("fsync", "off"), Map.entry("full_page_writes", "off"),
+			Map.entry("shared_buffers", "64MB"), Map.entry("max_wal_size", "1GB"), Map.entry("timezone", "UTC"),
+			Map.entry("log_timezone", "UTC"));
+
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+	private static final AtomicInteger databaseCounter = new AtomicInteger();
+
+	private static @Nullable EmbeddedPostgresServer shared;
+
+	private final Path installation;
+
+	private final Path workDirectory;
+
+	private final Path dataDirectory;
+
+	private final int port;
+
+	private final Map<String, String> settings;
+
+	private final Thread shutdownHook;
+
+	private volatile boolean running;
+
+	private EmbeddedPostgresServer(Map<String, String> settings) {
+		this.installation = PostgresBinaries.installation();
+		this.settings = settings;
+		try {
+			this.workDirectory = Files.createTempDirectory("postlog-pg-");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		this.dataDirectory = this.workDirectory.resolve("data");
+		this.port = freePort();
+		this.shutdownHook = new Thread(this::stopQuietly, "postlog-embedded-postgres-shutdown");
+	}
+
+	/**
+	 * Returns a builder for a server with its own settings.
+	 * @return a new builder
+	 */
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	/**
+	 * Returns the server shared by everything in this JVM, starting it on first use. It
+	 * stops when the JVM exits.
+	 * @return the running shared server
+	 */
+	public static synchronized EmbeddedPostgresServer shared() {
+		if (shared == null || !shared.running) {
+			shared = builder().start();
+		}
+		return shared;
+	}
+
+	private void start() {
+		Runtime.getRuntime().addShutdownHook(this.shutdownHook);
+		run(List.of(bin("initdb"), "-D", this.dataDirectory.toString(), "-U", "postgres", "-A", "trust", "-E", "UTF8",
+				"--locale=C", "--no-sync"));
+		writeSettings();
+		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-l", logFile().toString(), "-w", "-t",
+				Long.toString(START_TIMEOUT.toSeconds()), "start"));
+		this.running = true;
+		logger.info("PostgreSQL {} started on port {} in {}", serverVersion(), this.port, this.dataDirectory);
+	}
+
+	private void writeSettings() {
+		StringBuilder conf = new StringBuilder("\n# postlog test server\n");
+		conf.append("listen_addresses = '127.0.0.1'\n");
+		conf.append("port = ").append(this.port).append('\n');
+		conf.append("unix_socket_directories = ''\n");
+		this.settings.forEach((name, value) -> conf.append(name).append(" = '").append(value).append("'\n"));
+		try {
+			Files.writeString(this.dataDirectory.resolve("postgresql.conf"), conf, StandardCharsets.UTF_8,
+					java.nio.file.StandardOpenOption.APPEND);
+			// Replication connections from loopback, for any database.
+			Files.writeString(this.dataDirectory.resolve("pg_hba.conf"), "\nhost replication all 127.0.0.1/32 trust\n",
+					StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.APPEND);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * Returns the loopback port the server listens on.
+	 * @return the port
+	 */
+	public int port() {
+		return this.port;
+	}
+
+	/**
+	 * Returns a setting as the server reports it ({@code SHOW}).
+	 * @param name the setting's name
+	 * @return its value
+	 */
+	public String setting(String name) {
+		if (!name.matches("[a-z_]+")) {
+			throw new IllegalArgumentException("Not a setting name: " + name);
+		}
+		try (Connection connection = connect("postgres");
+				Statement statement = connection.createStatement();
+				var resultSet = statement.executeQuery("SHOW " + name)) {
+			resultSet.next();
+			return resultSet.getString(1);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not read setting " + name, ex);
+		}
+	}
+
+	/**
+	 * Returns the server's {@code server_version_num}, for example {@code 170006}.
+	 * @return the version number
+	 */
+	public int serverVersion() {
+		return Integer.parseInt(setting("server_version_num"));
+	}
+
+	/**
+	 * Returns the JDBC URL of a database on this server.
+	 * @param database the database name
+	 * @return the URL
+	 */
+	public String jdbcUrl(String database) {
+		return "jdbc:postgresql://127.0.0.1:" + this.port + "/" + database;
+	}
+
+	/**
+	 * Opens a connection to a database as the superuser {@code postgres}.
+	 * @param database the database name
+	 * @return a new connection the caller closes
+	 * @throws SQLException if the connection fails
+	 */
+	public Connection connect(String database) throws SQLException {
+		Properties properties = new Properties();
+		properties.setProperty("user", "postgres");
+		return DriverManager.getConnection(jdbcUrl(database), properties);
+	}
+
+	/**
+	 * Creates a fresh, empty database.
+	 * @return the new database
+	 */
+	public PostgresDatabase createDatabase() {
+		String name = "test_" + ProcessHandle.current().pid() + "_" + databaseCounter.incrementAndGet();
+		try (Connection connection = connect("postgres"); Statement statement = connection.createStatement()) {
+			statement.execute("CREATE DATABASE " + name);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not create database " + name, ex);
+		}
+		return new PostgresDatabase(this, name);
+	}
+
+	/**
+	 * Drops a database with its replication slots, ending its sessions first.
+	 * @param database the database
+	 */
+	void dropDatabase(PostgresDatabase database) {
+		if (!this.running) {
+			return;
+		}
+		try (Connection connection = connect("postgres")) {
+			try (var statement = connection.prepareStatement(
+					"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
+				statement.setString(1, database.name());
+				statement.execute();
+			}
+			try (var statement = connection.prepareStatement(
+					"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = ? AND NOT active")) {
+				statement.setString(1, database.name());
+				statement.execute();
+			}
+			try (Statement statement = connection.createStatement()) {
+				statement.execute("DROP DATABASE IF EXISTS " + database.name());
+			}
+		}
+		catch (SQLException ex) {
+			logger.warn("Could not drop test database {}: {}", database.name(), ex.getMessage());
+		}
+	}
+
+	/**
+	 * Stops the server (fast shutdown) and deletes its files.
+	 */
+	@Override
+	public void close() {
+		stopQuietly();
+		try {
+			Runtime.getRuntime().removeShutdownHook(this.shutdownHook);
+		}
+		catch (IllegalStateException ex) {
+			// The JVM is already shutting down; the hook runs or has run.
+		}
+	}
+
+	private synchronized void stopQuietly() {
+		if (!Files.exists(this.dataDirectory.resolve("postmaster.pid"))) {
+			deleteWorkDirectory();
+			return;
+		}
+		try {
+			run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "fast", "-w", "-t", "60", "stop"));
+			logger.info("PostgreSQL on port {} stopped", this.port);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not stop PostgreSQL on port {}: {}", this.port, ex.getMessage());
+		}
+		finally {
+			this.running = false;
+			deleteWorkDirectory();
+		}
+	}
+
+	private void deleteWorkDirectory() {
+		if (Boolean.getBoolean("postlog.test.keep-data")) {
+			return;
+		}
+		try (var paths = Files.walk(this.workDirectory)) {
+			paths.sorted(java.util.Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+		}
+		catch (IOException ex) {
+			logger.debug("Could not delete {}", this.workDirectory, ex);
+		}
+	}
+
+	private Path logFile() {
+		return this.workDirectory.resolve("server.log");
+	}
+
+	private String bin(String name) {
+		return this.installation.resolve("bin").resolve(name).toString();
+	}
+
+	private void run(List<String> command) {
+		List<String> full = new ArrayList<>();
+		if (RootDetection.isRoot()) {
+			full.addAll(List.of("unshare", "--user"));
+		}
+		full.addAll(command);
+		Path output = this.workDirectory.resolve("command.log");
+		try {
+			Process process = new ProcessBuilder(full).redirectErrorStream(true)
+				.redirectOutput(output.toFile())
+				.start();
+			if (!process.waitFor(START_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS)) {
+				process.destroyForcibly();
+				throw new IllegalStateException("Timed out: " + String.join(" ", command));
+			}
+			if (process.exitValue() != 0) {
+				throw new IllegalStateException("Failed (exit " + process.exitValue() + "): "
+						+ String.join(" ", command) + "\n" + readQuietly(output) + "\n" + readQuietly(logFile()));
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted: " + String.join(" ", command), ex);
+		}
+	}
+
+	private static String readQuietly(Path file) {
+		try {
+			return Files.exists(file) ? Files.readString(file) : "";
+		}
+		catch (IOException ex) {
+			return "";
+		}
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/**
+	 * Builds a server with settings of its own, for example {@code wal_level=replica} or
+	 * a short {@code wal_sender_timeout}.
+	 */
+	public static final class Builder {
+
+		private final Map<String, String> settings = new LinkedHashMap<>(DEFAULT_SETTINGS);
+
+		private Builder() {
+		}
+
+		/**
+		 * Sets a server setting ({@code postgresql.conf}).
+		 * @param name the setting's name
+		 * @param value its value
+		 * @return this builder
+		 */
+		public Builder setting(String name, String value) {
+			this.settings.put(name, value);
+			return this;
+		}
+
+		/**
+		 * Sets a setting given as {@code name=value}.
+		 * @param assignment the setting
+		 * @return this builder
+		 */
+		public Builder setting(String assignment) {
+			int equals = assignment.indexOf('=');
+			if (equals < 1) {
+				throw new IllegalArgumentException("Expected name=value but got: " + assignment);
+			}
+			return setting(assignment.substring(0, equals).trim(), assignment.substring(equals + 1).trim());
+		}
+
+		/**
+		 * Initialises and starts the server.
+		 * @return the running server
+		 */
+		public EmbeddedPostgresServer start() {
+			EmbeddedPostgresServer server = new EmbeddedPostgresServer(Map.copyOf(this.settings));
+			try {
+				server.start();
+			}
+			catch (RuntimeException ex) {
+				server.close();
+				throw ex;
+			}
+			return server;
+		}
+
+	}
+
+}

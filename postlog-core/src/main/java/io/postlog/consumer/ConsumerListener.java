@@ -1,0 +1,59 @@
+package io.postlog.consumer;
+
+import java.time.Duration;
+
+import io.postlog.Change;
+import io.postlog.Lsn;
+import io.postlog.Transaction;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Observes a consumer, for metrics and logs. Called on the consumer's threads; methods
+ * must be quick and must not throw. Every method does nothing by default.
+ */
+public interface ConsumerListener {
+
+	/**
+	 * The consumer moved to another state.
+	 * @param previous the old state
+	 * @param current the new state
+	 * @param cause the failure behind a move to {@code RETRYING}, {@code STANDBY} or
+	 * {@code FAILED}, else {@code null}
+	 */
+	default void stateChanged(ConsumerState previous, ConsumerState current, @Nullable Throwable cause) {
+	}
+
+	/**
+	 * A change was delivered to the change handler, which returned.
+	 * @param change the change
+	 * @param handlerTime how long the handler took
+	 */
+	default void changeDelivered(Change change, Duration handlerTime) {
+	}
+
+	/**
+	 * A transaction finished delivery (every handler returned).
+	 * @param transaction the transaction, without its changes unless a transaction
+	 * handler is registered
+	 * @param handlerTime how long its handlers took in all
+	 */
+	default void transactionDelivered(Transaction transaction, Duration handlerTime) {
+	}
+
+	/**
+	 * A delivery failed and will be retried after {@code backOff}.
+	 * @param attempt the failed attempt, 1 for the first call
+	 * @param backOff the wait before the next attempt
+	 * @param cause the failure
+	 */
+	default void retrying(int attempt, Duration backOff, Throwable cause) {
+	}
+
+	/**
+	 * The acknowledged position moved.
+	 * @param lsn the new acknowledged position
+	 */
+	default void acknowledged(Lsn lsn) {
+	}
+
+}

@@ -1,0 +1,43 @@
+package io.postlog.stream;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+import io.postlog.Lsn;
+
+/**
+ * What to stream: {@code START_REPLICATION SLOT slotName LOGICAL startLsn} with
+ * pgoutput's options.
+ *
+ * @param slotName the slot
+ * @param publicationNames the publications ({@code publication_names})
+ * @param protocolVersion pgoutput's {@code proto_version}
+ * @param binary whether to ask for binary values ({@code binary}, PostgreSQL 14+)
+ * @param messages whether to ask for logical decoding messages ({@code messages},
+ * PostgreSQL 14+)
+ * @param startLsn where to start; {@link Lsn#INVALID} starts at the slot's confirmed
+ * position
+ * @param statusInterval how often to send standby status updates
+ */
+public record StreamRequest(String slotName, List<String> publicationNames, int protocolVersion, boolean binary,
+		boolean messages, Lsn startLsn, Duration statusInterval) {
+
+	/**
+	 * Creates a request.
+	 * @param slotName the slot
+	 * @param publicationNames the publications
+	 * @param protocolVersion the protocol version
+	 * @param binary whether values are binary
+	 * @param messages whether messages are wanted
+	 * @param startLsn where to start
+	 * @param statusInterval the status interval
+	 */
+	public StreamRequest {
+		Objects.requireNonNull(slotName, "slotName");
+		publicationNames = List.copyOf(publicationNames);
+		Objects.requireNonNull(startLsn, "startLsn");
+		Objects.requireNonNull(statusInterval, "statusInterval");
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * The logical replication stream the consumer reads, and its pgjdbc implementation.
+ */
+@NullMarked
+package io.postlog.stream;
+
+import org.jspecify.annotations.NullMarked;

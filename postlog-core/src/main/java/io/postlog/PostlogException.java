@@ -1,5 +1,7 @@
 package io.postlog;
 
+import java.sql.SQLException;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -25,6 +27,20 @@ public class PostlogException extends RuntimeException {
 	 */
 	public PostlogException(String message, @Nullable Throwable cause) {
 		super(message, cause);
+	}
+
+	/**
+	 * Returns the SQLState of the first {@link SQLException} in the cause chain, for
+	 * example {@code 55006} (object in use) or {@code 42704} (undefined object).
+	 * @return the SQLState, or {@code null} if no SQL failure caused this
+	 */
+	public @Nullable String sqlState() {
+		for (Throwable cause = getCause(); cause != null; cause = cause.getCause()) {
+			if (cause instanceof SQLException sqlException && sqlException.getSQLState() != null) {
+				return sqlException.getSQLState();
+			}
+		}
+		return null;
 	}
 
 }

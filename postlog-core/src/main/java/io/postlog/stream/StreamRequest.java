@@ -19,9 +19,12 @@ import io.postlog.Lsn;
  * @param startLsn where to start; {@link Lsn#INVALID} starts at the slot's confirmed
  * position
  * @param statusInterval how often to send standby status updates
+ * @param temporarySlot whether to create the slot first, as a temporary slot of the
+ * stream's own connection ({@code CREATE_REPLICATION_SLOT ... TEMPORARY}), dropped by the
+ * server when the connection ends
  */
 public record StreamRequest(String slotName, List<String> publicationNames, int protocolVersion, boolean binary,
-		boolean messages, Lsn startLsn, Duration statusInterval) {
+		boolean messages, Lsn startLsn, Duration statusInterval, boolean temporarySlot) {
 
 	/**
 	 * Creates a request.
@@ -32,6 +35,7 @@ public record StreamRequest(String slotName, List<String> publicationNames, int 
 	 * @param messages whether messages are wanted
 	 * @param startLsn where to start
 	 * @param statusInterval the status interval
+	 * @param temporarySlot whether to create a temporary slot first
 	 */
 	public StreamRequest {
 		Objects.requireNonNull(slotName, "slotName");

@@ -214,11 +214,13 @@ class PgOutputFixturesIntegrationTests {
 					"SELECT pg_replication_origin_session_setup('upstream')", "BEGIN",
 					"SELECT pg_replication_origin_xact_setup('1/ABCDEF', now())", "INSERT INTO stream_other VALUES (1)",
 					"COMMIT", "SELECT pg_replication_origin_session_reset()");
-			assertThat(step.tags()).isEqualTo("BORIC");
-			Origin origin = step.get(1);
+			// Before PostgreSQL 15 the origin's creation is sent as an empty transaction.
+			assertThat(step.tags()).matches("(BC)?BORIC");
+			int index = step.tags().indexOf('O');
+			Origin origin = step.get(index);
 			assertThat(origin.name()).isEqualTo("upstream");
 			assertThat(origin.commitLsn()).hasToString("1/ABCDEF");
-			step.save(1, "origin");
+			step.save(index, "origin");
 		}
 	}
 
@@ -593,7 +595,10 @@ class PgOutputFixturesIntegrationTests {
 			this.slot = slot;
 			this.connection = PgOutputFixturesIntegrationTests.this.database.connect();
 			try (Statement statement = this.connection.createStatement()) {
-				statement.execute("SET logical_decoding_work_mem = '64kB'");
+				if (PgOutputFixturesIntegrationTests.this.major >= 13) {
+					// Small, so that a few thousand rows make the server stream.
+					statement.execute("SET logical_decoding_work_mem = '64kB'");
+				}
 				statement.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput'"
 						+ (twoPhase ? ", false, true)" : ")"));
 			}

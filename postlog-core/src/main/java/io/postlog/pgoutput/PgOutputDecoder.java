@@ -76,7 +76,7 @@ public final class PgOutputDecoder {
 			case DELETE -> delete(reader, streamXid(reader, inStreamBlock));
 			case TRUNCATE -> truncate(reader, streamXid(reader, inStreamBlock));
 			case STREAM_START ->
-				new PgOutputMessage.StreamStart(reader.uint32("the xid"), reader.uint8("the first-segment flag") == 1);
+				new PgOutputMessage.StreamStart(reader.uint32("the xid"), flag(reader, "the first-segment flag"));
 			case STREAM_STOP -> new PgOutputMessage.StreamStop();
 			case STREAM_COMMIT -> new PgOutputMessage.StreamCommit(reader.uint32("the xid"), reader.uint8("the flags"),
 					reader.lsn("the commit LSN"), reader.lsn("the end LSN"), reader.timestamp("the commit time"));
@@ -98,6 +98,15 @@ public final class PgOutputDecoder {
 					reader.lsn("the prepare LSN"), reader.lsn("the end LSN"), reader.timestamp("the prepare time"),
 					reader.uint32("the xid"), reader.string("the GID"));
 		};
+	}
+
+	private static boolean flag(WireReader reader, String what) {
+		int offset = reader.offset();
+		int value = reader.uint8(what);
+		if (value > 1) {
+			throw reader.errorAt(offset, what + " is " + value + ", not 0 or 1");
+		}
+		return value == 1;
 	}
 
 	private static @Nullable Long streamXid(WireReader reader, boolean inStreamBlock) {

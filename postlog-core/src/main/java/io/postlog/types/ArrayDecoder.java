@@ -83,6 +83,11 @@ final class ArrayDecoder extends BuiltinDecoder {
 		return result;
 	}
 
+	private ValueDecodingException elementFailed(ValueDecodingException ex) {
+		return new ValueDecodingException(this.oid,
+				"element of type OID " + Integer.toUnsignedString(ex.typeOid()) + " is malformed: " + ex.reason());
+	}
+
 	private final class BinaryReader {
 
 		private final byte[] value;
@@ -118,7 +123,12 @@ final class ArrayDecoder extends BuiltinDecoder {
 			}
 			byte[] bytes = Arrays.copyOfRange(this.value, this.offset, this.offset + length);
 			this.offset += length;
-			return ArrayDecoder.this.element.decodeBinary(bytes);
+			try {
+				return ArrayDecoder.this.element.decodeBinary(bytes);
+			}
+			catch (ValueDecodingException ex) {
+				throw elementFailed(ex);
+			}
 		}
 
 	}
@@ -275,7 +285,12 @@ final class ArrayDecoder extends BuiltinDecoder {
 			if (!quoted && !escaped && kept == 4 && isNull()) {
 				return null;
 			}
-			return ArrayDecoder.this.element.decodeText(Arrays.copyOf(this.buffer, kept));
+			try {
+				return ArrayDecoder.this.element.decodeText(Arrays.copyOf(this.buffer, kept));
+			}
+			catch (ValueDecodingException ex) {
+				throw elementFailed(ex);
+			}
 		}
 
 		private boolean isNull() {

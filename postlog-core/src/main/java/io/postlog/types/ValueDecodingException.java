@@ -12,6 +12,8 @@ public class ValueDecodingException extends PostlogException {
 
 	private final int typeOid;
 
+	private final String reason;
+
 	/**
 	 * Creates an exception.
 	 * @param typeOid the OID of the type being decoded
@@ -20,6 +22,7 @@ public class ValueDecodingException extends PostlogException {
 	public ValueDecodingException(int typeOid, String reason) {
 		super("Cannot decode value of type OID " + Integer.toUnsignedString(typeOid) + ": " + reason);
 		this.typeOid = typeOid;
+		this.reason = reason;
 	}
 
 	/**
@@ -28,6 +31,14 @@ public class ValueDecodingException extends PostlogException {
 	 */
 	public int typeOid() {
 		return this.typeOid;
+	}
+
+	/**
+	 * Returns why the value is malformed, without the value.
+	 * @return the reason
+	 */
+	public String reason() {
+		return this.reason;
 	}
 
 }

@@ -194,10 +194,6 @@ public final class ReplicationAdmin {
 	}
 
 	private SlotInfo createSlot(String name, String database) {
-		if (!hasReplicationPrivilege()) {
-			throw new InsufficientPrivilegeException(currentUser(), "create replication slots (it needs REPLICATION)",
-					null);
-		}
 		try (PreparedStatement statement = this.connection
 			.prepareStatement("SELECT slot_name FROM pg_create_logical_replication_slot(?, ?)")) {
 			statement.setString(1, name);
@@ -207,7 +203,8 @@ public final class ReplicationAdmin {
 		}
 		catch (SQLException ex) {
 			if (INSUFFICIENT_PRIVILEGE.equals(ex.getSQLState())) {
-				throw new InsufficientPrivilegeException(currentUser(), "create replication slots", ex);
+				throw new InsufficientPrivilegeException(currentUser(),
+						"create replication slots (it needs the REPLICATION attribute)", ex);
 			}
 			if (!DUPLICATE_OBJECT.equals(ex.getSQLState())) {
 				throw new PostlogException("Could not create replication slot '" + name + "'", ex);

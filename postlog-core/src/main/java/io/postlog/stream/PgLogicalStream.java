@@ -48,7 +48,7 @@ final class PgLogicalStream implements LogicalStream {
 
 	static final long BUSY_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
-	static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+	static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
 	private static final long MIN_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 

@@ -28,10 +28,12 @@ class PgLogicalStreamIntegrationTests {
 	private static final Duration WAIT = Duration.ofSeconds(20);
 
 	@Test
-	void driverIsTheVersionThisRunExpects() {
+	void driverIsTheVersionThisRunExpects() throws Exception {
 		String expected = System.getProperty("postlog.pgjdbc.version");
 		Assumptions.assumeTrue(expected != null && !expected.isEmpty(), "postlog.pgjdbc.version is not set");
-		assertThat(DriverInfo.DRIVER_VERSION).isEqualTo(expected);
+		// Reflection, because javac inlines the constant of the driver compiled against.
+		Object running = DriverInfo.class.getField("DRIVER_VERSION").get(null);
+		assertThat(running).isEqualTo(expected);
 	}
 
 	@Test

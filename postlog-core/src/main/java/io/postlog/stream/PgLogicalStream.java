@@ -23,14 +23,17 @@ import org.slf4j.LoggerFactory;
  * <p>
  * <b>Waiting.</b> {@link #read(Duration)} polls {@link PGReplicationStream#readPending()}
  * and parks between empty polls, rather than calling the blocking
- * {@link PGReplicationStream#read()}: from pgjdbc 42.7.11 the socket timeout that wakes a
- * blocking read once per status interval also deactivates the COPY, so the next status
- * update fails ("Tried to write to an inactive copy operation") as soon as the slot is
- * idle for one interval; and a blocking read cannot honour a caller's timeout anyway. An
- * empty {@code readPending()} already waits up to 1 ms in the socket. While messages flow
- * the stream polls again at once; after {@link #BUSY_WINDOW_NANOS} without one the park
- * doubles from 1 ms up to {@link #MAX_PARK_NANOS}, so an idle stream wakes about a
- * hundred times a second and a commit waits at most about 10 ms longer to be read.
+ * {@link PGReplicationStream#read()}. The blocking read loops inside pgjdbc until a
+ * message arrives, so it can honour neither the caller's timeout nor a stop request, and
+ * it holds the connection for the whole wait, which would keep the status timer below off
+ * it; pgjdbc 42.7.11 to 42.7.13 are also reported to lose the COPY when its
+ * status-interval socket timeout fires on an idle slot ("Tried to write to an inactive
+ * copy operation"; this did not reproduce in postlog's own runs of 42.7.11 and 42.7.14).
+ * An empty {@code readPending()} itself waits up to 1 ms in the socket. While messages
+ * flow (within {@link #BUSY_WINDOW_NANOS} of the last one) the stream polls again at
+ * once; after that the park doubles from 1 ms up to {@link #MAX_PARK_NANOS}, so an idle
+ * stream wakes about fifty times a second (a few per cent of one core) and the first
+ * commit after a quiet spell is read at most about 20 ms later.
  * <p>
  * <b>Status updates.</b> pgjdbc sends a standby status update from inside
  * {@code readPending()} whenever the status interval has passed. When the owner does not

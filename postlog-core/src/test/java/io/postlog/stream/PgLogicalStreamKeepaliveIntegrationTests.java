@@ -1,0 +1,50 @@
+package io.postlog.stream;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.postlog.test.PostgresDatabase;
+import io.postlog.test.PostgresTest;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The server ends a walsender that has not heard from its client for
+ * {@code wal_sender_timeout}; here that is 3 s, well under the idle times tested.
+ */
+@Tag("matrix")
+@PostgresTest(settings = "wal_sender_timeout=3s")
+class PgLogicalStreamKeepaliveIntegrationTests {
+
+	private static final Duration STATUS_INTERVAL = Duration.ofSeconds(1);
+
+	@Test
+	void idleLongerThanTheSenderTimeoutKeepsTheStream(PostgresDatabase database) {
+		StreamFixture fixture = new StreamFixture(database, "idle").withSlot();
+		try (LogicalStream stream = fixture.open(STATUS_INTERVAL)) {
+			long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+			while (System.nanoTime() < until) {
+				assertThat(stream.read(Duration.ofMillis(500))).isNull();
+			}
+			fixture.insert(1);
+			List<byte[]> messages = StreamFixture.readTransaction(stream, Duration.ofSeconds(20));
+			assertThat(StreamFixture.tags(messages)).isEqualTo("BRIC");
+		}
+	}
+
+	@Test
+	void statusUpdatesContinueWhileTheOwnerDoesNotRead(PostgresDatabase database) throws Exception {
+		StreamFixture fixture = new StreamFixture(database, "unread").withSlot();
+		try (LogicalStream stream = fixture.open(STATUS_INTERVAL)) {
+			assertThat(stream.read(Duration.ofMillis(50))).isNull();
+			fixture.insert(1);
+			Thread.sleep(Duration.ofSeconds(8).toMillis());
+			assertThat(fixture.slotColumn("active")).isEqualTo("true");
+			List<byte[]> messages = StreamFixture.readTransaction(stream, Duration.ofSeconds(20));
+			assertThat(StreamFixture.tags(messages)).isEqualTo("BRIC");
+		}
+	}
+
+}

@@ -3,11 +3,13 @@ package io.postlog.consumer;
 import java.time.Duration;
 
 import io.postlog.TableId;
+import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.SlotLifecycle;
 
 /**
  * Checks a {@link ReplicationConsumer.Builder}'s configuration, naming the setting at
- * fault, before anything touches the server.
+ * fault, before anything touches the server. Names follow {@link PgIdentifiers}: slot
+ * names PostgreSQL's rule, other names anything but NUL within 63 bytes, always quoted.
  */
 final class BuilderCheck {
 
@@ -25,14 +27,15 @@ final class BuilderCheck {
 							+ b.connectionSources());
 		}
 		require(b.slotName != null, "slotName");
-		Identifiers.checkSlotName(b.slotName);
+		PgIdentifiers.requireSlotName(b.slotName);
 		require(b.publicationName != null, "publicationName");
-		Identifiers.checkPublicationName(b.publicationName);
+		PgIdentifiers.requireName("publication", b.publicationName);
 		require(b.slotLifecycle != null, "slotLifecycle");
 		require(b.publicationMode != null, "publicationMode");
 		require(b.tables != null, "tables");
 		for (TableId table : b.tables) {
-			Identifiers.checkTable(table);
+			PgIdentifiers.requireName("schema", table.schema());
+			PgIdentifiers.requireName("table", table.name());
 		}
 		if (b.changeHandler == null && b.transactionHandler == null && b.messageHandler == null) {
 			throw new ReplicationConsumerException(

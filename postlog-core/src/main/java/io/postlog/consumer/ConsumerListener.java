@@ -50,6 +50,17 @@ public interface ConsumerListener {
 	}
 
 	/**
+	 * After a reconnect the slot's confirmed position was found past the position this
+	 * consumer had acknowledged: something else advanced the slot, and the transactions
+	 * in between were not delivered to this consumer. Delivery goes on from the slot's
+	 * position.
+	 * @param acknowledged the position this consumer had acknowledged
+	 * @param confirmedFlush the slot's {@code confirmed_flush_lsn}
+	 */
+	default void slotAdvanced(Lsn acknowledged, Lsn confirmedFlush) {
+	}
+
+	/**
 	 * The acknowledged position moved.
 	 * @param lsn the new acknowledged position
 	 */

@@ -1,0 +1,119 @@
+package io.postlog.consumer;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+
+import io.postlog.PostlogException;
+import io.postlog.admin.ReplicationAdmin;
+import io.postlog.admin.SlotLifecycle;
+import io.postlog.admin.SlotNotFoundException;
+import io.postlog.admin.WalLevelException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What {@link ReplicationConsumer#start()} does before streaming: checks the server
+ * (wal_level, the version's capabilities) and the slot under {@code EXISTING} before any
+ * set-up SQL runs, then makes sure the publication and the slot exist, in that order.
+ * Without an admin connection it checks nothing and the slot and publication must exist.
+ */
+final class ConsumerSetup {
+
+	private static final Logger logger = LoggerFactory.getLogger(ConsumerSetup.class);
+
+	private static final int BINARY_VERSION = 140000;
+
+	private final ReplicationConsumer.Builder config;
+
+	private final @Nullable AdminConnections admin;
+
+	ConsumerSetup(ReplicationConsumer.Builder config, @Nullable AdminConnections admin) {
+		this.config = config;
+		this.admin = admin;
+	}
+
+	Result run() {
+		if (this.admin == null) {
+			logger.info("Consumer of slot {} has no admin connection: slot and publication {} must exist",
+					this.config.slotName, this.config.publicationName);
+			return new Result(this.config.binary);
+		}
+		return this.admin.apply("Setting up slot " + this.config.slotName, this::setUp);
+	}
+
+	private Result setUp(Connection connection) throws SQLException {
+		ReplicationAdmin admin = new ReplicationAdmin(connection);
+		int version = admin.serverVersion();
+		String walLevel = admin.walLevel();
+		if (!"logical".equals(walLevel)) {
+			throw new WalLevelException(version, walLevel);
+		}
+		if (this.config.messageHandler != null && version < BINARY_VERSION) {
+			throw new ReplicationConsumerException("A message handler needs PostgreSQL 14 or later to stream "
+					+ "logical decoding messages; the server is PostgreSQL " + version(version));
+		}
+		SlotLifecycle lifecycle = this.config.slotLifecycle;
+		if (lifecycle == SlotLifecycle.EXISTING && admin.slot(this.config.slotName).isEmpty()) {
+			throw new SlotNotFoundException(this.config.slotName, null);
+		}
+		admin.ensurePublication(this.config.publicationName, this.config.publicationMode, this.config.tables);
+		admin.ensureSlot(this.config.slotName, lifecycle);
+		boolean binary = this.config.binary;
+		if (binary && version < BINARY_VERSION) {
+			logger.info("PostgreSQL {} cannot stream binary values (needs 14 or later); slot {} streams text",
+					version(version), this.config.slotName);
+			binary = false;
+		}
+		return new Result(binary);
+	}
+
+	private static String version(int versionNum) {
+		return (versionNum / 10000) + "." + (versionNum % 10000);
+	}
+
+	/**
+	 * Drops an owned slot after its stream closed; the walsender may take a moment to let
+	 * go of it.
+	 * @param admin the admin connections
+	 * @param slotName the slot
+	 */
+	static void dropOwnedSlot(AdminConnections admin, String slotName) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (true) {
+			try {
+				admin.apply("Dropping slot " + slotName,
+						(connection) -> new ReplicationAdmin(connection).dropSlot(slotName));
+				return;
+			}
+			catch (PostlogException ex) {
+				if (!"55006".equals(ex.sqlState()) && !(ex instanceof io.postlog.admin.SlotInUseException)
+						|| System.nanoTime() - deadline > 0) {
+					logger.warn("Could not drop owned slot {}: {}", slotName, ex.getMessage());
+					return;
+				}
+				sleep();
+			}
+		}
+	}
+
+	private static void sleep() {
+		try {
+			Thread.sleep(100);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * The outcome of set-up.
+	 *
+	 * @param binary whether to stream binary values
+	 */
+	record Result(boolean binary) {
+
+	}
+
+}

@@ -1,0 +1,130 @@
+package io.postlog.consumer;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.postlog.Change;
+import io.postlog.LogicalMessage;
+import io.postlog.Operation;
+import io.postlog.Row;
+import io.postlog.TableId;
+import io.postlog.pgoutput.PgOutputDecoder;
+import io.postlog.pgoutput.PgOutputMessage;
+import io.postlog.pgoutput.RowDecoder;
+import io.postlog.pgoutput.TupleData;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Assembles pgoutput protocol version 1 messages into events: numbers each transaction's
+ * changes from 0, gives them the transaction's commit LSN and time and their dedupe id,
+ * and keeps the relations through a {@link RowDecoder}. Messages of later protocol
+ * versions (streamed and two-phase transactions) are refused with a clear error, never
+ * misread. One per stream; not thread-safe.
+ */
+final class PgOutputAssembler implements MessageAssembler {
+
+	private final String slotName;
+
+	private final RowDecoder rows;
+
+	private PgOutputMessage.@Nullable Begin open;
+
+	private @Nullable String origin;
+
+	private int index;
+
+	PgOutputAssembler(String slotName, RowDecoder rows) {
+		this.slotName = slotName;
+		this.rows = rows;
+	}
+
+	@Override
+	public boolean inTransaction() {
+		return this.open != null;
+	}
+
+	@Override
+	public List<Event> assemble(ByteBuffer payload) {
+		PgOutputMessage message = PgOutputDecoder.decode(payload);
+		if (message instanceof PgOutputMessage.Begin begin) {
+			this.open = begin;
+			this.origin = null;
+			this.index = 0;
+			return List.of(new Event.Begin(begin.xid(), begin.finalLsn(), begin.commitTime()));
+		}
+		if (message instanceof PgOutputMessage.Commit commit) {
+			PgOutputMessage.Begin begin = requireOpen("Commit");
+			this.open = null;
+			return List.of(new Event.Commit(begin.xid(), commit.commitLsn(), commit.endLsn(), commit.commitTime(),
+					this.origin, this.index));
+		}
+		if (message instanceof PgOutputMessage.Origin origin) {
+			this.origin = origin.name();
+			return List.of();
+		}
+		if (message instanceof PgOutputMessage.Relation relation) {
+			this.rows.relation(relation);
+			return List.of();
+		}
+		if (message instanceof PgOutputMessage.Type) {
+			// Types are resolved by OID through the catalog when a value needs them.
+			return List.of();
+		}
+		if (message instanceof PgOutputMessage.Insert insert) {
+			int relationId = insert.relationId();
+			return change(Operation.INSERT, relationId, null, this.rows.newRow(relationId, insert.newTuple()));
+		}
+		if (message instanceof PgOutputMessage.Update update) {
+			int relationId = update.relationId();
+			Row before = oldRow(relationId, update.keyTuple(), update.oldTuple());
+			return change(Operation.UPDATE, relationId, before, this.rows.newRow(relationId, update.newTuple()));
+		}
+		if (message instanceof PgOutputMessage.Delete delete) {
+			int relationId = delete.relationId();
+			return change(Operation.DELETE, relationId, oldRow(relationId, delete.keyTuple(), delete.oldTuple()), null);
+		}
+		if (message instanceof PgOutputMessage.Truncate truncate) {
+			List<Event> events = new ArrayList<>(truncate.relationIds().size());
+			for (int relationId : truncate.relationIds()) {
+				events.addAll(change(Operation.TRUNCATE, relationId, null, null));
+			}
+			return events;
+		}
+		if (message instanceof PgOutputMessage.Message logical) {
+			if (logical.transactional()) {
+				requireOpen("transactional Message");
+			}
+			return List.of(new Event.MessageArrived(
+					new LogicalMessage(logical.prefix(), logical.content(), logical.transactional(), logical.lsn())));
+		}
+		throw new ReplicationConsumerException("The stream sent a " + message.getClass().getSimpleName()
+				+ " message, which belongs to pgoutput protocol version 2 or later (streamed or two-phase "
+				+ "transactions); this consumer streams with protocol version 1 and does not handle it");
+	}
+
+	private @Nullable Row oldRow(int relationId, @Nullable TupleData keyTuple, @Nullable TupleData oldTuple) {
+		if (keyTuple != null) {
+			return this.rows.oldRow(relationId, keyTuple, true);
+		}
+		return (oldTuple != null) ? this.rows.oldRow(relationId, oldTuple, false) : null;
+	}
+
+	private List<Event> change(Operation operation, int relationId, @Nullable Row before, @Nullable Row after) {
+		PgOutputMessage.Begin begin = requireOpen(operation.name());
+		TableId table = this.rows.table(relationId);
+		int changeIndex = this.index++;
+		Change change = new Change(operation, table, before, after, begin.xid(), begin.finalLsn(), begin.commitTime(),
+				changeIndex, Change.id(this.slotName, begin.finalLsn(), changeIndex));
+		return List.of(new Event.ChangeArrived(change));
+	}
+
+	private PgOutputMessage.Begin requireOpen(String what) {
+		PgOutputMessage.Begin begin = this.open;
+		if (begin == null) {
+			throw new ReplicationConsumerException("The stream sent " + what + " outside a transaction");
+		}
+		return begin;
+	}
+
+}

@@ -1,0 +1,308 @@
+package io.postlog.consumer;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.postlog.Change;
+import io.postlog.Lsn;
+import io.postlog.PostlogException;
+import io.postlog.TableId;
+import io.postlog.admin.InvalidIdentifierException;
+import io.postlog.admin.SlotLifecycle;
+import io.postlog.admin.SlotNotFoundException;
+import io.postlog.test.PostgresDatabase;
+import io.postlog.test.PostgresTest;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+@PostgresTest
+class ReplicationConsumerIntegrationTests {
+
+	private final List<ReplicationConsumer> consumers = new ArrayList<>();
+
+	@AfterEach
+	void stopConsumers() {
+		this.consumers.forEach(ReplicationConsumer::stop);
+	}
+
+	@Test
+	@Tag("matrix")
+	void deliversTenThousandTransactionsInCommitOrderOnce(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE ordered (id bigint PRIMARY KEY, size int)");
+		List<Long> ids = new CopyOnWriteArrayList<>();
+		Set<String> changeIds = java.util.concurrent.ConcurrentHashMap.newKeySet();
+		start(builder(database, "ordered_slot", "ordered").changeHandler((change) -> {
+			ids.add(change.after().get("id", Long.class));
+			changeIds.add(change.id());
+		}));
+		long started = System.nanoTime();
+		long written = 0;
+		try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+			connection.setAutoCommit(false);
+			for (int tx = 0; tx < 10_000; tx++) {
+				int size = (tx % 50 == 0) ? 20 : 1 + tx % 3;
+				statement.execute("INSERT INTO ordered SELECT " + written + " + g, " + size
+						+ " FROM generate_series(1, " + size + ") g");
+				written += size;
+				connection.commit();
+			}
+		}
+		long total = written;
+		await().atMost(Duration.ofMinutes(3)).until(() -> ids.size() >= total);
+		long millis = (System.nanoTime() - started) / 1_000_000;
+		System.out.println(
+				"[measure] 10,000 transactions / " + total + " changes written and delivered in " + millis + " ms");
+		assertThat(ids).hasSize((int) total);
+		for (int i = 0; i < ids.size(); i++) {
+			assertThat(ids.get(i)).isEqualTo(i + 1L);
+		}
+		assertThat(changeIds).hasSize((int) total);
+	}
+
+	@Test
+	void handlerThatKeepsFailingFailsAndTheSlotStaysBeforeTheFailedTransaction(PostgresDatabase database)
+			throws Exception {
+		database.execute("CREATE TABLE failing (id int PRIMARY KEY, secret text)");
+		List<Integer> seen = new CopyOnWriteArrayList<>();
+		ByteArrayOutputStream logs = captureStdErr();
+		ReplicationConsumer consumer;
+		Lsn before;
+		try {
+			consumer = start(builder(database, "failing_slot", "failing")
+				.retryPolicy(new RetryPolicy(Duration.ofMillis(50), 2, Duration.ofMillis(200), 3))
+				.changeHandler((change) -> {
+					seen.add(change.after().get("id", Integer.class));
+					if (change.after().get("id", Integer.class) == 2) {
+						throw new IllegalStateException("cannot handle this row");
+					}
+				}));
+			database.execute("INSERT INTO failing VALUES (1, 'harmless')");
+			await().until(() -> seen.contains(1));
+			await().until(() -> consumer.ackedLsn().isValid());
+			before = currentLsn(database);
+			database.execute("INSERT INTO failing VALUES (2, 'zebra-42-quokka')");
+			await().atMost(Duration.ofSeconds(30)).until(() -> consumer.state() == ConsumerState.FAILED);
+		}
+		finally {
+			restoreStdErr();
+		}
+		assertThat(seen.stream().filter((id) -> id == 2)).hasSize(3);
+		Lsn confirmed = confirmedFlush(database, "failing_slot");
+		assertThat(confirmed).isLessThanOrEqualTo(before);
+		assertThat(consumer.ackedLsn()).isLessThanOrEqualTo(before);
+		String logText = logs.toString(StandardCharsets.UTF_8);
+		assertThat(logText).contains("failing_slot").doesNotContain("zebra-42-quokka");
+	}
+
+	@Test
+	@Tag("matrix")
+	void idleSlotFollowsTheServerWhileOnlyUnpublishedTablesChange(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE published (id int PRIMARY KEY)", "CREATE TABLE unpublished (payload text)");
+		ReplicationConsumer consumer = start(builder(database, "idle_slot", "published").changeHandler((change) -> {
+		}).statusInterval(Duration.ofSeconds(1)));
+		await().until(() -> consumer.state() == ConsumerState.RUNNING);
+		database.execute("INSERT INTO unpublished SELECT repeat(md5(g::text), 32) FROM generate_series(1, 65536) g");
+		Lsn target = currentLsn(database);
+		long started = System.nanoTime();
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> currentLsn(database).minus(confirmedFlush(database, "idle_slot")) < 1024 * 1024);
+		System.out.println("[measure] idle slot within 1 MB of the server after "
+				+ (System.nanoTime() - started) / 1_000_000 + " ms (" + target + ")");
+	}
+
+	@Test
+	void reconnectsAfterTheWalsenderIsTerminatedAndLosesNothing(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE resilient (id int PRIMARY KEY)");
+		Set<Integer> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+		List<Integer> all = new CopyOnWriteArrayList<>();
+		Recorder recorder = new Recorder();
+		start(builder(database, "resilient_slot", "resilient").listener(recorder)
+			.retryPolicy(new RetryPolicy(Duration.ofMillis(50), 2, Duration.ofMillis(500), 10))
+			.changeHandler((change) -> {
+				seen.add(change.after().get("id", Integer.class));
+				all.add(change.after().get("id", Integer.class));
+			}));
+		int id = 0;
+		for (int round = 0; round < 10; round++) {
+			for (int i = 0; i < 50; i++) {
+				database.execute("INSERT INTO resilient VALUES (" + (++id) + ")");
+			}
+			int pid = await().until(() -> activePid(database, "resilient_slot"), (p) -> p != null);
+			database.execute("SELECT pg_terminate_backend(" + pid + ")");
+		}
+		int written = id;
+		await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == written);
+		System.out.println("[measure] walsender terminated 10 times: " + recorder.retries.size() + " reconnects, "
+				+ (all.size() - written) + " duplicate deliveries");
+		assertThat(recorder.retries.size()).isGreaterThanOrEqualTo(10);
+	}
+
+	@Test
+	void secondConsumerWaitsInStandbyAndTakesOverWhenTheFirstStops(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE shared (id int PRIMARY KEY)");
+		Set<Integer> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+		RetryPolicy policy = new RetryPolicy(Duration.ofMillis(200), 2, Duration.ofSeconds(2), 5);
+		ReplicationConsumer first = start(builder(database, "shared_slot", "shared").retryPolicy(policy)
+			.changeHandler((change) -> seen.add(change.after().get("id", Integer.class))));
+		await().until(() -> first.state() == ConsumerState.RUNNING);
+		ReplicationConsumer second = start(builder(database, "shared_slot", "shared").retryPolicy(policy)
+			.changeHandler((change) -> seen.add(change.after().get("id", Integer.class))));
+		await().until(() -> second.state() == ConsumerState.STANDBY);
+		database.execute("INSERT INTO shared SELECT g FROM generate_series(1, 100) g");
+		await().until(() -> seen.size() == 100);
+		first.stop();
+		long stopped = System.nanoTime();
+		database.execute("INSERT INTO shared SELECT g FROM generate_series(101, 200) g");
+		await().atMost(Duration.ofSeconds(30)).until(() -> second.state() == ConsumerState.RUNNING);
+		long millis = (System.nanoTime() - stopped) / 1_000_000;
+		await().atMost(Duration.ofSeconds(30)).until(() -> seen.size() == 200);
+		System.out.println("[measure] standby consumer took over " + millis + " ms after the first stopped");
+	}
+
+	@Test
+	void refusesBadNamesAndAMissingExistingSlotBeforeAnySetUp(PostgresDatabase database) throws Exception {
+		assertThatExceptionOfType(InvalidIdentifierException.class)
+			.isThrownBy(() -> builder(database, "Bad Slot", "x").changeHandler((change) -> {
+			}).build());
+		assertThatExceptionOfType(InvalidIdentifierException.class)
+			.isThrownBy(() -> builder(database, "ok_slot", "x").tables(List.of(new TableId("public", "evil\0table")))
+				.changeHandler((change) -> {
+				})
+				.build());
+		assertThatExceptionOfType(InvalidIdentifierException.class)
+			.isThrownBy(() -> builder(database, "ok_slot", "x").tables(List.of(new TableId("public", "t".repeat(64))))
+				.changeHandler((change) -> {
+				})
+				.build());
+		ReplicationConsumer missing = builder(database, "missing_slot", "missing_table_pub")
+			.slotLifecycle(SlotLifecycle.EXISTING)
+			.changeHandler((change) -> {
+			})
+			.build();
+		this.consumers.add(missing);
+		assertThatExceptionOfType(SlotNotFoundException.class).isThrownBy(missing::start)
+			.withMessageContaining("missing_slot");
+		assertThat(missing.state()).isEqualTo(ConsumerState.FAILED);
+		try (Connection connection = database.connect();
+				Statement statement = connection.createStatement();
+				ResultSet rows = statement
+					.executeQuery("SELECT count(*) FROM pg_publication WHERE pubname = 'missing_table_pub'")) {
+			rows.next();
+			assertThat(rows.getInt(1)).as("no publication was created").isZero();
+		}
+	}
+
+	@Test
+	void binaryFallsBackToTextBeforePostgres14(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE typed (id int PRIMARY KEY, amount numeric, mood text)");
+		AtomicReference<Change> seen = new AtomicReference<>();
+		ByteArrayOutputStream logs = captureStdErr();
+		try {
+			start(builder(database, "typed_slot", "typed").binary(true).changeHandler(seen::set));
+			database.execute("INSERT INTO typed VALUES (1, 12.50, 'ok')");
+			await().until(() -> seen.get() != null);
+		}
+		finally {
+			restoreStdErr();
+		}
+		assertThat(seen.get().after().get("amount")).isEqualTo(new java.math.BigDecimal("12.50"));
+		String logText = logs.toString(StandardCharsets.UTF_8);
+		long fallbackLines = logText.lines().filter((line) -> line.contains("cannot stream binary values")).count();
+		assertThat(fallbackLines).isEqualTo((database.serverVersion() < 140000) ? 1 : 0);
+	}
+
+	private ReplicationConsumer.Builder builder(PostgresDatabase database, String slot, String table) {
+		return ReplicationConsumer.builder()
+			.jdbcUrl(database.jdbcUrl(), database.username(), null)
+			.slotName(slot)
+			.slotLifecycle(SlotLifecycle.CREATE_IF_MISSING)
+			.publicationName(table + "_pub")
+			.tables(List.of(new TableId("public", table)))
+			.statusInterval(Duration.ofSeconds(1))
+			.stopTimeout(Duration.ofSeconds(10));
+	}
+
+	private ReplicationConsumer start(ReplicationConsumer.Builder builder) {
+		ReplicationConsumer consumer = builder.build();
+		this.consumers.add(consumer);
+		consumer.start();
+		return consumer;
+	}
+
+	static Lsn currentLsn(PostgresDatabase database) throws Exception {
+		return Lsn.parse(query(database, "SELECT pg_current_wal_lsn()::text"));
+	}
+
+	static Lsn confirmedFlush(PostgresDatabase database, String slot) throws Exception {
+		String text = query(database,
+				"SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
+		return (text != null) ? Lsn.parse(text) : Lsn.INVALID;
+	}
+
+	static @Nullable Integer activePid(PostgresDatabase database, String slot) throws Exception {
+		String text = query(database,
+				"SELECT active_pid::text FROM pg_replication_slots WHERE slot_name = '" + slot + "'");
+		return (text != null) ? Integer.valueOf(text) : null;
+	}
+
+	static @Nullable String query(PostgresDatabase database, String sql) throws Exception {
+		try (Connection connection = database.connect();
+				Statement statement = connection.createStatement();
+				ResultSet rows = statement.executeQuery(sql)) {
+			return rows.next() ? rows.getString(1) : null;
+		}
+	}
+
+	private static PrintStream originalErr;
+
+	static synchronized ByteArrayOutputStream captureStdErr() {
+		ByteArrayOutputStream captured = new ByteArrayOutputStream();
+		originalErr = System.err;
+		PrintStream original = originalErr;
+		System.setErr(new PrintStream(new java.io.OutputStream() {
+			@Override
+			public void write(int b) {
+				synchronized (captured) {
+					captured.write(b);
+				}
+				original.write(b);
+			}
+		}, true, StandardCharsets.UTF_8));
+		return captured;
+	}
+
+	static synchronized void restoreStdErr() {
+		System.setErr(originalErr);
+	}
+
+	static final class Recorder implements ConsumerListener {
+
+		final List<Integer> retries = new CopyOnWriteArrayList<>();
+
+		final Set<PostlogException> failures = new HashSet<>();
+
+		@Override
+		public void retrying(int attempt, Duration backOff, Throwable cause) {
+			this.retries.add(attempt);
+		}
+
+	}
+
+}

@@ -85,7 +85,7 @@ public final class PostlogAutoConfiguration {
 	private static void requireSupported(PostlogProperties properties) {
 		if (properties.getDecoder() != PostlogProperties.Decoder.PGOUTPUT) {
 			throw new InvalidConfigurationPropertyValueException("postlog.decoder", properties.getDecoder(),
-					"Only the pgoutput decoder is supported so far");
+					"This decoder is not supported yet; use pgoutput");
 		}
 		if (properties.getSnapshot().getMode() != PostlogProperties.SnapshotMode.NEVER) {
 			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode",
@@ -93,7 +93,7 @@ public final class PostlogAutoConfiguration {
 		}
 		if (properties.getCheckpoint().getStore() != PostlogProperties.CheckpointStore.SLOT) {
 			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.store",
-					properties.getCheckpoint().getStore(), "Only the slot checkpoint store is supported so far");
+					properties.getCheckpoint().getStore(), "This checkpoint store is not supported yet; use slot");
 		}
 	}
 

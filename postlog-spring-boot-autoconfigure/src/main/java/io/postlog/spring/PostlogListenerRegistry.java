@@ -301,6 +301,13 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		}
 
 		@Override
+		public void slotAdvanced(Lsn acknowledged, Lsn confirmedFlush) {
+			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
+				safely(() -> observer.slotAdvanced(acknowledged, confirmedFlush));
+			}
+		}
+
+		@Override
 		public void acknowledged(Lsn lsn) {
 			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
 				safely(() -> observer.acknowledged(lsn));

@@ -1,22 +1,16 @@
 package io.postlog.spring.boot.autoconfigure;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
 import javax.sql.DataSource;
 
-import io.postlog.PostlogException;
 import io.postlog.TableId;
-import io.postlog.admin.ReplicationAdmin;
-import io.postlog.admin.SlotLifecycle;
+import io.postlog.admin.PgIdentifiers;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.stream.ReplicationConnectionFactory;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Sets up the slot and publication on the application's {@link DataSource} and configures
@@ -24,8 +18,6 @@ import org.slf4j.LoggerFactory;
  * fresh one per (re)connect, never from the pool.
  */
 final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetup {
-
-	private static final Logger logger = LoggerFactory.getLogger(PostlogConsumerSetup.class);
 
 	private final PostlogProperties properties;
 
@@ -43,27 +35,23 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 	@Override
 	public ReplicationConsumer.Builder prepare(List<TableId> listenerTables) {
 		List<TableId> tables = publishedTables(listenerTables);
-		String slot = this.properties.getSlot().getName();
-		String publication = this.properties.getPublication().getName();
-		try (Connection connection = this.dataSource.getConnection()) {
-			ReplicationAdmin admin = new ReplicationAdmin(connection);
-			if (this.properties.getSlot().getLifecycle() != SlotLifecycle.TEMPORARY) {
-				admin.ensureSlot(slot, this.properties.getSlot().getLifecycle());
-			}
-			admin.ensurePublication(publication, this.properties.getPublication().getMode(), tables);
-			warnAboutUnpublished(admin.publicationTables(publication), listenerTables, publication);
-		}
-		catch (SQLException ex) {
-			throw new PostlogException("Could not set up slot '" + slot + "' and publication '" + publication + "'",
-					ex);
+		// Checked here so that a bad name fails start-up with InvalidIdentifierException,
+		// before any SQL.
+		PgIdentifiers.requireSlotName(this.properties.getSlot().getName());
+		PgIdentifiers.requireName("publication", this.properties.getPublication().getName());
+		for (TableId table : tables) {
+			PgIdentifiers.requireName("schema", table.schema());
+			PgIdentifiers.requireName("table", table.name());
 		}
 		PostlogProperties.Retry retry = this.properties.getRetry();
+		// The consumer's start() checks wal_level and creates the slot and publication on
+		// the calling thread, so a set-up fault fails the application's start-up.
 		return ReplicationConsumer.builder()
 			.connectionFactory(this.connectionFactory)
-			.adminConnections(this.dataSource::getConnection)
-			.slotName(slot)
+			.adminDataSource(this.dataSource)
+			.slotName(this.properties.getSlot().getName())
 			.slotLifecycle(this.properties.getSlot().getLifecycle())
-			.publicationName(publication)
+			.publicationName(this.properties.getPublication().getName())
 			.publicationMode(this.properties.getPublication().getMode())
 			.tables(tables)
 			.binary(this.properties.isBinary())
@@ -82,14 +70,6 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			tables.add(TableId.parse(table));
 		}
 		return tables;
-	}
-
-	private static void warnAboutUnpublished(List<TableId> published, List<TableId> listenerTables,
-			String publication) {
-		List<TableId> missing = listenerTables.stream().filter((table) -> !published.contains(table)).toList();
-		if (!missing.isEmpty() && !published.isEmpty()) {
-			logger.warn("Listeners name tables that publication '{}' does not publish: {}", publication, missing);
-		}
 	}
 
 }

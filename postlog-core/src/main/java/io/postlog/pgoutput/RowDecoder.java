@@ -1,0 +1,183 @@
+package io.postlog.pgoutput;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.postlog.Row;
+import io.postlog.TableId;
+import io.postlog.UnchangedToast;
+import io.postlog.pgoutput.PgOutputMessage.Column;
+import io.postlog.pgoutput.PgOutputMessage.Relation;
+import io.postlog.types.ValueDecoder;
+import io.postlog.types.ValueDecoders;
+import io.postlog.types.ValueDecodingException;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Turns pgoutput tuples into {@link Row}s, keeping the latest {@link Relation} of each
+ * table as the stream announces it. Not thread-safe: one instance per stream, used by the
+ * thread that reads it. Rows share one column layout per relation; key-only old images
+ * hold the replica identity columns only.
+ */
+public final class RowDecoder {
+
+	private final ValueDecoders values;
+
+	private final Map<Integer, RelationLayout> relations = new HashMap<>();
+
+	/**
+	 * Creates a row decoder.
+	 * @param values the value decoders to decode columns with
+	 */
+	public RowDecoder(ValueDecoders values) {
+		this.values = values;
+	}
+
+	/**
+	 * Records a relation, replacing any earlier definition with the same OID.
+	 * @param relation the relation message
+	 */
+	public void relation(Relation relation) {
+		this.relations.put(relation.relationId(), new RelationLayout(relation, this.values));
+	}
+
+	/**
+	 * Returns the table of a known relation.
+	 * @param relationId the relation OID
+	 * @return the table
+	 * @throws RowDecodingException if no Relation message announced the OID
+	 */
+	public TableId table(int relationId) {
+		return layout(relationId).table;
+	}
+
+	/**
+	 * Decodes a new row image: every column.
+	 * @param relationId the relation OID
+	 * @param tuple the tuple
+	 * @return the row
+	 * @throws RowDecodingException if the relation is unknown, the width differs or a
+	 * value fails to decode
+	 */
+	public Row newRow(int relationId, TupleData tuple) {
+		RelationLayout layout = checkedLayout(relationId, tuple);
+		return Row.of(layout.allColumns, decode(layout, tuple, null));
+	}
+
+	/**
+	 * Decodes an old row image: only the replica identity columns for a key image
+	 * ({@code 'K'}), every column for a full image ({@code 'O'}).
+	 * @param relationId the relation OID
+	 * @param tuple the tuple
+	 * @param keyOnly whether the tuple is a key image
+	 * @return the row
+	 * @throws RowDecodingException if the relation is unknown, the width differs or a
+	 * value fails to decode
+	 */
+	public Row oldRow(int relationId, TupleData tuple, boolean keyOnly) {
+		RelationLayout layout = checkedLayout(relationId, tuple);
+		if (!keyOnly) {
+			return Row.of(layout.allColumns, decode(layout, tuple, null));
+		}
+		return Row.of(layout.keyColumns, decode(layout, tuple, layout.keyIndexes));
+	}
+
+	private @Nullable Object[] decode(RelationLayout layout, TupleData tuple, int @Nullable [] indexes) {
+		int count = (indexes != null) ? indexes.length : layout.decoders.length;
+		@Nullable Object[] row = new Object[count];
+		for (int i = 0; i < count; i++) {
+			int column = (indexes != null) ? indexes[i] : i;
+			row[i] = value(layout, column, tuple.get(column));
+		}
+		return row;
+	}
+
+	private static @Nullable Object value(RelationLayout layout, int column, TupleValue value) {
+		try {
+			if (value instanceof TupleValue.Binary binary) {
+				return layout.decoders[column].decodeBinary(binary.bytes());
+			}
+			if (value instanceof TupleValue.Text text) {
+				return layout.decoders[column].decodeText(text.bytes());
+			}
+			if (value instanceof TupleValue.UnchangedToast) {
+				return UnchangedToast.INSTANCE;
+			}
+			return null;
+		}
+		catch (RuntimeException ex) {
+			Column definition = layout.relation.columns().get(column);
+			throw new RowDecodingException(
+					"Cannot decode column '" + definition.name() + "' of table " + layout.table + " (type OID "
+							+ Integer.toUnsignedString(definition.typeOid()) + ")"
+							+ ((ex instanceof ValueDecodingException) ? ""
+									: ": decoder failed with " + ex.getClass().getName()),
+					(ex instanceof ValueDecodingException) ? ex : null);
+		}
+	}
+
+	private RelationLayout checkedLayout(int relationId, TupleData tuple) {
+		RelationLayout layout = layout(relationId);
+		if (tuple.size() != layout.decoders.length) {
+			throw new RowDecodingException(
+					"Tuple of table " + layout.table + " (relation OID " + Integer.toUnsignedString(relationId)
+							+ ") has " + tuple.size() + " columns but its relation has " + layout.decoders.length,
+					null);
+		}
+		return layout;
+	}
+
+	private RelationLayout layout(int relationId) {
+		RelationLayout layout = this.relations.get(relationId);
+		if (layout == null) {
+			throw new RowDecodingException(
+					"No Relation message received for relation OID " + Integer.toUnsignedString(relationId), null);
+		}
+		return layout;
+	}
+
+	/** What every row of one relation shares, computed once per Relation message. */
+	private static final class RelationLayout {
+
+		final Relation relation;
+
+		final TableId table;
+
+		final Row.Columns allColumns;
+
+		final Row.Columns keyColumns;
+
+		final int[] keyIndexes;
+
+		final ValueDecoder[] decoders;
+
+		RelationLayout(Relation relation, ValueDecoders values) {
+			this.relation = relation;
+			// pgoutput sends pg_catalog as an empty namespace.
+			String schema = relation.namespace().isEmpty() ? "pg_catalog" : relation.namespace();
+			this.table = new TableId(schema, relation.relationName());
+			List<Column> columns = relation.columns();
+			List<String> names = new ArrayList<>(columns.size());
+			List<String> keyNames = new ArrayList<>();
+			this.decoders = new ValueDecoder[columns.size()];
+			int[] keys = new int[columns.size()];
+			for (int i = 0; i < columns.size(); i++) {
+				Column column = columns.get(i);
+				names.add(column.name());
+				if (column.isKey()) {
+					keys[keyNames.size()] = i;
+					keyNames.add(column.name());
+				}
+				this.decoders[i] = values.decoderFor(column.typeOid());
+			}
+			this.allColumns = Row.columns(names);
+			this.keyColumns = Row.columns(keyNames);
+			this.keyIndexes = Arrays.copyOf(keys, keyNames.size());
+		}
+
+	}
+
+}

@@ -1,0 +1,334 @@
+package io.postlog.types;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Decoders of {@code bool}, the integer types, {@code oid}, the float types and
+ * {@code numeric}.
+ */
+final class NumberDecoders {
+
+	private static final int NUMERIC_POS = 0x0000;
+
+	private static final int NUMERIC_NEG = 0x4000;
+
+	private static final int NUMERIC_NAN = 0xC000;
+
+	private static final int NUMERIC_PINF = 0xD000;
+
+	private static final int NUMERIC_NINF = 0xF000;
+
+	private NumberDecoders() {
+	}
+
+	static final class Bool extends BuiltinDecoder {
+
+		Bool() {
+			super(PgType.BOOL);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			if (utf8.length == 1) {
+				if (utf8[0] == 't') {
+					return Boolean.TRUE;
+				}
+				if (utf8[0] == 'f') {
+					return Boolean.FALSE;
+				}
+			}
+			throw malformed("expected t or f");
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			requireLength(value, 1);
+			return value[0] != 0;
+		}
+
+	}
+
+	static final class Int2 extends BuiltinDecoder {
+
+		Int2() {
+			super(PgType.INT2);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			long value = Ascii.parseLong(utf8);
+			if (value != (short) value) {
+				throw malformed("out of range");
+			}
+			return (short) value;
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			requireLength(value, 2);
+			return (short) int16(value, 0);
+		}
+
+	}
+
+	static final class Int4 extends BuiltinDecoder {
+
+		Int4() {
+			super(PgType.INT4);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			long value = Ascii.parseLong(utf8);
+			if (value != (int) value) {
+				throw malformed("out of range");
+			}
+			return (int) value;
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			requireLength(value, 4);
+			return int32(value, 0);
+		}
+
+	}
+
+	static final class Int8 extends BuiltinDecoder {
+
+		Int8() {
+			super(PgType.INT8);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			return Ascii.parseLong(utf8);
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			requireLength(value, 8);
+			return int64(value, 0);
+		}
+
+	}
+
+	static final class Oid extends BuiltinDecoder {
+
+		Oid() {
+			super(PgType.OID);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			long value = Ascii.parseLong(utf8);
+			if (value < 0 || value > 0xFFFFFFFFL) {
+				throw malformed("out of range");
+			}
+			return value;
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			requireLength(value, 4);
+			return int32(value, 0) & 0xFFFFFFFFL;
+		}
+
+	}
+
+	static final class Float4 extends BuiltinDecoder {
+
+		Float4() {
+			super(PgType.FLOAT4);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			return Float.parseFloat(floatText(utf8));
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			requireLength(value, 4);
+			return Float.intBitsToFloat(int32(value, 0));
+		}
+
+	}
+
+	static final class Float8 extends BuiltinDecoder {
+
+		Float8() {
+			super(PgType.FLOAT8);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			return Double.parseDouble(floatText(utf8));
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			requireLength(value, 8);
+			return Double.longBitsToDouble(int64(value, 0));
+		}
+
+	}
+
+	/**
+	 * Checks that a float's text holds only what the server prints (Java's parser would
+	 * also take hexadecimal, type suffixes and surrounding blanks).
+	 */
+	private static String floatText(byte[] utf8) {
+		for (byte c : utf8) {
+			if (!(Ascii.isDigit(c) || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E')) {
+				if (isSpecialFloat(utf8)) {
+					break;
+				}
+				throw BuiltinDecoder.malformed("invalid character in a float");
+			}
+		}
+		return new String(utf8, StandardCharsets.ISO_8859_1);
+	}
+
+	private static boolean isSpecialFloat(byte[] utf8) {
+		return Ascii.equals(utf8, "Infinity") || Ascii.equals(utf8, "-Infinity") || Ascii.equals(utf8, "NaN");
+	}
+
+	static final class Numeric extends BuiltinDecoder {
+
+		Numeric() {
+			super(PgType.NUMERIC);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			int length = utf8.length;
+			if (length == 0) {
+				throw malformed("empty number");
+			}
+			byte first = utf8[0];
+			if (first == 'N' || first == 'I' || (first == '-' && length > 1 && utf8[1] == 'I')) {
+				if (Ascii.equals(utf8, "NaN")) {
+					return Double.NaN;
+				}
+				if (Ascii.equals(utf8, "Infinity")) {
+					return Double.POSITIVE_INFINITY;
+				}
+				if (Ascii.equals(utf8, "-Infinity")) {
+					return Double.NEGATIVE_INFINITY;
+				}
+				throw malformed("invalid special value");
+			}
+			// Fast path for up to 18 digits: the unscaled value fits a long.
+			int i = (first == '-' || first == '+') ? 1 : 0;
+			long unscaled = 0;
+			int digits = 0;
+			int scale = 0;
+			boolean point = false;
+			for (; i < length; i++) {
+				byte c = utf8[i];
+				if (c >= '0' && c <= '9') {
+					if (++digits > 18) {
+						return slowText(utf8);
+					}
+					unscaled = unscaled * 10 + (c - '0');
+					if (point) {
+						scale++;
+					}
+				}
+				else if (c == '.' && !point) {
+					point = true;
+				}
+				else {
+					return slowText(utf8);
+				}
+			}
+			if (digits == 0) {
+				throw malformed("no digits");
+			}
+			return BigDecimal.valueOf((first == '-') ? -unscaled : unscaled, scale);
+		}
+
+		private static BigDecimal slowText(byte[] utf8) {
+			char[] chars = new char[utf8.length];
+			for (int i = 0; i < chars.length; i++) {
+				chars[i] = (char) (utf8[i] & 0xFF);
+			}
+			return new BigDecimal(chars);
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			if (value.length < 8) {
+				throw malformed("header needs 8 bytes but got " + value.length);
+			}
+			int ndigits = int16(value, 0);
+			int weight = int16(value, 2);
+			int sign = int16(value, 4) & 0xFFFF;
+			int dscale = int16(value, 6);
+			if (ndigits < 0 || value.length != 8 + 2 * ndigits) {
+				throw malformed("digit count does not match the length");
+			}
+			switch (sign) {
+				case NUMERIC_NAN:
+					return Double.NaN;
+				case NUMERIC_PINF:
+					return Double.POSITIVE_INFINITY;
+				case NUMERIC_NINF:
+					return Double.NEGATIVE_INFINITY;
+				case NUMERIC_POS:
+				case NUMERIC_NEG:
+					break;
+				default:
+					throw malformed("invalid sign");
+			}
+			if (dscale < 0) {
+				throw malformed("negative display scale");
+			}
+			if (ndigits == 0) {
+				return BigDecimal.valueOf(0, dscale);
+			}
+			// The last base-10000 digit's decimal exponent.
+			int exponent = 4 * (weight - ndigits + 1);
+			BigDecimal result;
+			if (ndigits <= 4) {
+				long unscaled = 0;
+				for (int i = 0; i < ndigits; i++) {
+					unscaled = unscaled * 10000 + digit(value, i);
+				}
+				result = BigDecimal.valueOf((sign == NUMERIC_NEG) ? -unscaled : unscaled, -exponent);
+			}
+			else {
+				char[] chars = new char[1 + 4 * ndigits];
+				chars[0] = (sign == NUMERIC_NEG) ? '-' : '0';
+				for (int i = 0; i < ndigits; i++) {
+					int digit = digit(value, i);
+					int at = 1 + 4 * i;
+					chars[at] = (char) ('0' + digit / 1000);
+					chars[at + 1] = (char) ('0' + (digit / 100) % 10);
+					chars[at + 2] = (char) ('0' + (digit / 10) % 10);
+					chars[at + 3] = (char) ('0' + digit % 10);
+				}
+				result = new BigDecimal(chars).scaleByPowerOfTen(exponent);
+			}
+			try {
+				return result.setScale(dscale, RoundingMode.UNNECESSARY);
+			}
+			catch (ArithmeticException ex) {
+				throw malformed("digits beyond the display scale");
+			}
+		}
+
+		private static int digit(byte[] value, int index) {
+			int digit = int16(value, 8 + 2 * index);
+			if (digit < 0 || digit > 9999) {
+				throw malformed("base-10000 digit out of range");
+			}
+			return digit;
+		}
+
+	}
+
+}

@@ -1,0 +1,207 @@
+package io.postlog.types;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.UUID;
+
+/**
+ * Decoders of the string types, {@code "char"}, {@code jsonb}, {@code bytea} and
+ * {@code uuid}, and the raw fallback for types postlog does not know.
+ */
+final class TextDecoders {
+
+	private static final int JSONB_VERSION = 1;
+
+	private TextDecoders() {
+	}
+
+	/** Types whose text output and binary send are both the string's UTF-8 bytes. */
+	static final class Text extends BuiltinDecoder {
+
+		Text(int oid) {
+			super(oid);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			return new String(utf8, StandardCharsets.UTF_8);
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			return new String(value, StandardCharsets.UTF_8);
+		}
+
+	}
+
+	/** {@code "char"}: one byte; the server prints high bytes as {@code \ooo} (15+). */
+	static final class Char extends BuiltinDecoder {
+
+		Char() {
+			super(PgType.CHAR);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			return new String(utf8, StandardCharsets.UTF_8);
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			if (value.length > 1) {
+				throw malformed("expected at most 1 byte but got " + value.length);
+			}
+			if (value.length == 0 || value[0] == 0) {
+				return "";
+			}
+			int c = value[0] & 0xFF;
+			if (c < 0x80) {
+				return String.valueOf((char) c);
+			}
+			return "\\" + (char) ('0' + (c >> 6)) + (char) ('0' + ((c >> 3) & 7)) + (char) ('0' + (c & 7));
+		}
+
+	}
+
+	static final class Jsonb extends BuiltinDecoder {
+
+		Jsonb() {
+			super(PgType.JSONB);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			return new String(utf8, StandardCharsets.UTF_8);
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			if (value.length == 0 || value[0] != JSONB_VERSION) {
+				throw malformed("unsupported jsonb version");
+			}
+			return new String(value, 1, value.length - 1, StandardCharsets.UTF_8);
+		}
+
+	}
+
+	/** {@code bytea}: text is hex ({@code \x...}) or the legacy escape format. */
+	static final class Bytea extends BuiltinDecoder {
+
+		Bytea() {
+			super(PgType.BYTEA);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			if (utf8.length >= 2 && utf8[0] == '\\' && utf8[1] == 'x') {
+				return hex(utf8);
+			}
+			return escaped(utf8);
+		}
+
+		private static byte[] hex(byte[] utf8) {
+			int digits = utf8.length - 2;
+			if ((digits & 1) != 0) {
+				throw malformed("odd number of hexadecimal digits");
+			}
+			byte[] bytes = new byte[digits / 2];
+			for (int i = 0; i < bytes.length; i++) {
+				bytes[i] = (byte) ((Ascii.hexDigit(utf8[2 + 2 * i]) << 4) | Ascii.hexDigit(utf8[3 + 2 * i]));
+			}
+			return bytes;
+		}
+
+		private static byte[] escaped(byte[] utf8) {
+			byte[] bytes = new byte[utf8.length];
+			int length = 0;
+			for (int i = 0; i < utf8.length; i++) {
+				byte c = utf8[i];
+				if (c != '\\') {
+					bytes[length++] = c;
+				}
+				else if (i + 1 < utf8.length && utf8[i + 1] == '\\') {
+					bytes[length++] = '\\';
+					i++;
+				}
+				else if (i + 3 < utf8.length && isOctal(utf8[i + 1], '3') && isOctal(utf8[i + 2], '7')
+						&& isOctal(utf8[i + 3], '7')) {
+					bytes[length++] = (byte) (((utf8[i + 1] - '0') << 6) | ((utf8[i + 2] - '0') << 3)
+							| (utf8[i + 3] - '0'));
+					i += 3;
+				}
+				else {
+					throw malformed("invalid escape at offset " + i);
+				}
+			}
+			return Arrays.copyOf(bytes, length);
+		}
+
+		private static boolean isOctal(byte c, char max) {
+			return c >= '0' && c <= max;
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			return value.clone();
+		}
+
+	}
+
+	static final class Uuid extends BuiltinDecoder {
+
+		Uuid() {
+			super(PgType.UUID);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			requireLength(utf8, 36);
+			if (utf8[8] != '-' || utf8[13] != '-' || utf8[18] != '-' || utf8[23] != '-') {
+				throw malformed("expected the 8-4-4-4-12 form");
+			}
+			long msb = hex(utf8, 0, 8);
+			msb = (msb << 16) | hex(utf8, 9, 13);
+			msb = (msb << 16) | hex(utf8, 14, 18);
+			long lsb = hex(utf8, 19, 23);
+			lsb = (lsb << 48) | hex(utf8, 24, 36);
+			return new UUID(msb, lsb);
+		}
+
+		private static long hex(byte[] utf8, int from, int to) {
+			long value = 0;
+			for (int i = from; i < to; i++) {
+				value = (value << 4) | Ascii.hexDigit(utf8[i]);
+			}
+			return value;
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			requireLength(value, 16);
+			return new UUID(int64(value, 0), int64(value, 8));
+		}
+
+	}
+
+	/** Anything postlog does not know: the text as a String, the binary bytes as sent. */
+	static final class Raw extends BuiltinDecoder {
+
+		static final Raw INSTANCE = new Raw();
+
+		private Raw() {
+			super(0);
+		}
+
+		@Override
+		Object text(byte[] utf8) {
+			return new String(utf8, StandardCharsets.UTF_8);
+		}
+
+		@Override
+		Object binary(byte[] value) {
+			return value.clone();
+		}
+
+	}
+
+}

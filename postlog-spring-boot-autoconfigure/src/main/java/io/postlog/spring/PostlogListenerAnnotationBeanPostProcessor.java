@@ -1,0 +1,97 @@
+package io.postlog.spring;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.boot.convert.ApplicationConversionService;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.convert.ConversionService;
+
+/**
+ * Finds {@link PgChangeListener} and {@link PgMessageListener} methods on beans and, once
+ * every singleton exists, registers them with the {@link PostlogListenerRegistry}. An
+ * unsupported method signature fails the bean's creation with a message naming the
+ * method.
+ */
+public final class PostlogListenerAnnotationBeanPostProcessor
+		implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {
+
+	private final ConversionService conversionService;
+
+	private final List<ListenerEndpoint> endpoints = new ArrayList<>();
+
+	private final Set<Class<?>> classesWithoutListeners = ConcurrentHashMap.newKeySet();
+
+	private BeanFactory beanFactory;
+
+	/**
+	 * Creates a post-processor that binds rows with Boot's shared conversion service.
+	 */
+	public PostlogListenerAnnotationBeanPostProcessor() {
+		this(ApplicationConversionService.getSharedInstance());
+	}
+
+	/**
+	 * Creates a post-processor.
+	 * @param conversionService converts column values when binding rows to types
+	 */
+	public PostlogListenerAnnotationBeanPostProcessor(ConversionService conversionService) {
+		this.conversionService = conversionService;
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		this.beanFactory = beanFactory;
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+		Class<?> targetClass = AopUtils.getTargetClass(bean);
+		if (this.classesWithoutListeners.contains(targetClass) || !AnnotationUtils.isCandidateClass(targetClass,
+				List.of(PgChangeListener.class, PgMessageListener.class))) {
+			return bean;
+		}
+		Map<Method, PgChangeListener> changeMethods = MethodIntrospector.selectMethods(targetClass,
+				(MethodIntrospector.MetadataLookup<PgChangeListener>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, PgChangeListener.class));
+		Map<Method, PgMessageListener> messageMethods = MethodIntrospector.selectMethods(targetClass,
+				(MethodIntrospector.MetadataLookup<PgMessageListener>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, PgMessageListener.class));
+		if (changeMethods.isEmpty() && messageMethods.isEmpty()) {
+			this.classesWithoutListeners.add(targetClass);
+			return bean;
+		}
+		List<ListenerEndpoint> found = new ArrayList<>();
+		changeMethods.forEach((method, annotation) -> found.add(ListenerEndpoint.forChanges(bean,
+				AopUtils.selectInvocableMethod(method, bean.getClass()), annotation, this.conversionService)));
+		messageMethods.forEach((method, annotation) -> found.add(ListenerEndpoint.forMessages(bean,
+				AopUtils.selectInvocableMethod(method, bean.getClass()), annotation)));
+		found.sort((a, b) -> a.id().compareTo(b.id()));
+		synchronized (this.endpoints) {
+			this.endpoints.addAll(found);
+		}
+		return bean;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		PostlogListenerRegistry registry = this.beanFactory.getBean(PostlogListenerRegistry.class);
+		synchronized (this.endpoints) {
+			registry.register(this.endpoints);
+			this.endpoints.clear();
+		}
+	}
+
+}

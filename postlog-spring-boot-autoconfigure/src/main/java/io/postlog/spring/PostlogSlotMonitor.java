@@ -1,0 +1,119 @@
+package io.postlog.spring;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import io.postlog.Lsn;
+import io.postlog.PostlogException;
+import io.postlog.TableId;
+import io.postlog.admin.ReplicationAdmin;
+import io.postlog.admin.SlotInfo;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Reads the slot's state and the server's position over the application's
+ * {@link DataSource}, for health, metrics and the actuator endpoint. Thread-safe.
+ */
+public final class PostlogSlotMonitor {
+
+	private final DataSource dataSource;
+
+	private final String slotName;
+
+	private final String publicationName;
+
+	/**
+	 * Creates a monitor.
+	 * @param dataSource the application's data source
+	 * @param slotName the slot to watch
+	 * @param publicationName the publication to describe
+	 */
+	public PostlogSlotMonitor(DataSource dataSource, String slotName, String publicationName) {
+		this.dataSource = dataSource;
+		this.slotName = slotName;
+		this.publicationName = publicationName;
+	}
+
+	/**
+	 * Returns the slot name.
+	 * @return the slot name
+	 */
+	public String slotName() {
+		return this.slotName;
+	}
+
+	/**
+	 * Returns the publication name.
+	 * @return the publication name
+	 */
+	public String publicationName() {
+		return this.publicationName;
+	}
+
+	/**
+	 * Reads the slot and the server's current position.
+	 * @return the status
+	 * @throws PostlogException if the database cannot be reached
+	 */
+	public SlotStatus status() {
+		try (Connection connection = this.dataSource.getConnection()) {
+			ReplicationAdmin admin = new ReplicationAdmin(connection);
+			SlotInfo slot = admin.slot(this.slotName).orElse(null);
+			return new SlotStatus(this.slotName, slot, admin.currentLsn());
+		}
+		catch (SQLException ex) {
+			throw new PostlogException("Could not read replication slot '" + this.slotName + "'", ex);
+		}
+	}
+
+	/**
+	 * Reads the publication's tables.
+	 * @return the tables, empty if the publication does not exist
+	 * @throws PostlogException if the database cannot be reached
+	 */
+	public List<TableId> publicationTables() {
+		try (Connection connection = this.dataSource.getConnection()) {
+			return new ReplicationAdmin(connection).publicationTables(this.publicationName);
+		}
+		catch (SQLException ex) {
+			throw new PostlogException("Could not read publication '" + this.publicationName + "'", ex);
+		}
+	}
+
+	/**
+	 * Reads the server's current WAL position ({@code pg_current_wal_lsn()}).
+	 * @return the position
+	 */
+	public Lsn currentLsn() {
+		try (Connection connection = this.dataSource.getConnection()) {
+			return new ReplicationAdmin(connection).currentLsn();
+		}
+		catch (SQLException ex) {
+			throw new PostlogException("Could not read the server's WAL position", ex);
+		}
+	}
+
+	/**
+	 * The slot as the server reports it.
+	 *
+	 * @param slotName the slot's name
+	 * @param slot the slot, or {@code null} if it does not exist
+	 * @param currentLsn the server's current WAL position
+	 */
+	public record SlotStatus(String slotName, @Nullable SlotInfo slot, Lsn currentLsn) {
+
+		/**
+		 * Returns the WAL the slot retains beyond its confirmed position.
+		 * @return the bytes, or {@code null} if the slot or its position is missing
+		 */
+		public @Nullable Long lagBytes() {
+			Lsn confirmed = (this.slot != null) ? this.slot.confirmedFlushLsn() : null;
+			return (confirmed != null && confirmed.isValid()) ? Math.max(0, this.currentLsn.minus(confirmed)) : null;
+		}
+
+	}
+
+}

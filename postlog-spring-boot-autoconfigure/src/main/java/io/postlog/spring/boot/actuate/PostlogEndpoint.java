@@ -1,0 +1,114 @@
+package io.postlog.spring.boot.actuate;
+
+import java.util.List;
+
+import io.postlog.Lsn;
+import io.postlog.TableId;
+import io.postlog.admin.SlotInfo;
+import io.postlog.consumer.ConsumerState;
+import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogSlotMonitor;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+
+/**
+ * The {@code postlog} actuator endpoint: the consumer, its listeners, its slot and
+ * publication, positions and lag. Reads the server on each call. Thread-safe.
+ */
+@Endpoint(id = "postlog")
+public class PostlogEndpoint {
+
+	private final PostlogListenerRegistry registry;
+
+	private final PostlogSlotMonitor monitor;
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the listener registry
+	 * @param monitor reads the slot and publication
+	 */
+	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor) {
+		this.registry = registry;
+		this.monitor = monitor;
+	}
+
+	/**
+	 * Describes postlog's consumers.
+	 * @return the description
+	 */
+	@ReadOperation
+	public PostlogDescriptor postlog() {
+		PostlogSlotMonitor.SlotStatus status = this.monitor.status();
+		SlotInfo slot = status.slot();
+		ConsumerState state = this.registry.state();
+		Throwable failure = this.registry.lastFailure();
+		ConsumerDescriptor consumer = new ConsumerDescriptor((state != null) ? state.name() : "NOT_STARTED",
+				text(this.registry.ackedLsn()),
+				(this.registry.lastCommitTime() != null) ? this.registry.lastCommitTime().toString() : null,
+				(failure != null) ? failure.getMessage() : null, this.registry.listeners(),
+				new SlotDescriptor(status.slotName(), slot != null, (slot != null) ? slot.active() : null,
+						(slot != null) ? text(slot.confirmedFlushLsn()) : null,
+						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null),
+				new PublicationDescriptor(this.monitor.publicationName(),
+						this.monitor.publicationTables().stream().map(TableId::toString).toList()),
+				status.currentLsn().toString(), status.lagBytes());
+		return new PostlogDescriptor(List.of(consumer));
+	}
+
+	private static @Nullable String text(@Nullable Lsn lsn) {
+		return (lsn != null) ? lsn.toString() : null;
+	}
+
+	/**
+	 * The endpoint's response.
+	 *
+	 * @param consumers the consumers (one per application)
+	 */
+	public record PostlogDescriptor(List<ConsumerDescriptor> consumers) implements OperationResponseBody {
+	}
+
+	/**
+	 * One consumer.
+	 *
+	 * @param state the consumer's state, {@code NOT_STARTED} when none runs
+	 * @param ackedLsn the position acknowledged to the server
+	 * @param lastCommitTime the commit time of the last transaction delivered
+	 * @param lastError the message of the latest failure
+	 * @param listeners the listener methods, in delivery order
+	 * @param slot the replication slot
+	 * @param publication the publication
+	 * @param serverLsn the server's current WAL position
+	 * @param lagBytes the WAL the slot retains beyond its confirmed position
+	 */
+	public record ConsumerDescriptor(String state, @Nullable String ackedLsn, @Nullable String lastCommitTime,
+			@Nullable String lastError, List<PostlogListenerRegistry.ListenerInfo> listeners, SlotDescriptor slot,
+			PublicationDescriptor publication, String serverLsn, @Nullable Long lagBytes) {
+	}
+
+	/**
+	 * A replication slot.
+	 *
+	 * @param name the slot's name
+	 * @param exists whether it exists
+	 * @param active whether a connection streams from it
+	 * @param confirmedFlushLsn its confirmed position
+	 * @param restartLsn the oldest WAL it retains
+	 * @param walStatus the server's {@code wal_status}
+	 */
+	public record SlotDescriptor(String name, boolean exists, @Nullable Boolean active,
+			@Nullable String confirmedFlushLsn, @Nullable String restartLsn, @Nullable String walStatus) {
+	}
+
+	/**
+	 * A publication.
+	 *
+	 * @param name the publication's name
+	 * @param tables the tables it publishes
+	 */
+	public record PublicationDescriptor(String name, List<String> tables) {
+	}
+
+}

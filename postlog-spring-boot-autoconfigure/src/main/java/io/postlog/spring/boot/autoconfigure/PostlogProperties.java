@@ -1,0 +1,450 @@
+package io.postlog.spring.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.postlog.admin.PublicationMode;
+import io.postlog.admin.SlotLifecycle;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Configuration properties for postlog ({@code postlog.*}). Not thread-safe; bound once
+ * at start-up.
+ */
+@ConfigurationProperties("postlog")
+public class PostlogProperties {
+
+	/**
+	 * Whether to stream changes to the application's listeners.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Comma-separated list of tables to publish, as schema.table or table (public);
+	 * defaults to the union of the listeners' tables.
+	 */
+	private List<String> tables = new ArrayList<>();
+
+	/**
+	 * Logical decoding output plugin. Only pgoutput is supported so far.
+	 */
+	private Decoder decoder = Decoder.PGOUTPUT;
+
+	/**
+	 * Whether to ask the server for binary values (PostgreSQL 14+; older servers use
+	 * text).
+	 */
+	private boolean binary = true;
+
+	/**
+	 * Interval between standby status updates sent to the server.
+	 */
+	private Duration statusInterval = Duration.ofSeconds(10);
+
+	/**
+	 * Most changes a transaction listener may receive in one transaction before the
+	 * consumer fails.
+	 */
+	private int maxTransactionChanges = 100_000;
+
+	private final Slot slot = new Slot();
+
+	private final Publication publication = new Publication();
+
+	private final Snapshot snapshot = new Snapshot();
+
+	private final Retry retry = new Retry();
+
+	private final Heartbeat heartbeat = new Heartbeat();
+
+	private final Health health = new Health();
+
+	private final Datasource datasource = new Datasource();
+
+	private final Checkpoint checkpoint = new Checkpoint();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public List<String> getTables() {
+		return this.tables;
+	}
+
+	public void setTables(List<String> tables) {
+		this.tables = tables;
+	}
+
+	public Decoder getDecoder() {
+		return this.decoder;
+	}
+
+	public void setDecoder(Decoder decoder) {
+		this.decoder = decoder;
+	}
+
+	public boolean isBinary() {
+		return this.binary;
+	}
+
+	public void setBinary(boolean binary) {
+		this.binary = binary;
+	}
+
+	public Duration getStatusInterval() {
+		return this.statusInterval;
+	}
+
+	public void setStatusInterval(Duration statusInterval) {
+		this.statusInterval = statusInterval;
+	}
+
+	public int getMaxTransactionChanges() {
+		return this.maxTransactionChanges;
+	}
+
+	public void setMaxTransactionChanges(int maxTransactionChanges) {
+		this.maxTransactionChanges = maxTransactionChanges;
+	}
+
+	public Slot getSlot() {
+		return this.slot;
+	}
+
+	public Publication getPublication() {
+		return this.publication;
+	}
+
+	public Snapshot getSnapshot() {
+		return this.snapshot;
+	}
+
+	public Retry getRetry() {
+		return this.retry;
+	}
+
+	public Heartbeat getHeartbeat() {
+		return this.heartbeat;
+	}
+
+	public Health getHealth() {
+		return this.health;
+	}
+
+	public Datasource getDatasource() {
+		return this.datasource;
+	}
+
+	public Checkpoint getCheckpoint() {
+		return this.checkpoint;
+	}
+
+	/**
+	 * Logical decoding output plugins.
+	 */
+	public enum Decoder {
+
+		/** PostgreSQL's built-in pgoutput plugin (PostgreSQL 10+). */
+		PGOUTPUT,
+
+		/** The wal2json plugin, format version 2 (not supported yet). */
+		WAL2JSON,
+
+		/** The pglogical_output plugin (not supported yet). */
+		PGLOGICAL
+
+	}
+
+	/**
+	 * Replication slot settings.
+	 */
+	public static class Slot {
+
+		/**
+		 * Name of the replication slot ([a-z0-9_], at most 63 characters).
+		 */
+		private String name = "postlog";
+
+		/**
+		 * How the slot is created and whether postlog drops it.
+		 */
+		private SlotLifecycle lifecycle = SlotLifecycle.CREATE_IF_MISSING;
+
+		public String getName() {
+			return this.name;
+		}
+
+		public void setName(String name) {
+			this.name = name;
+		}
+
+		public SlotLifecycle getLifecycle() {
+			return this.lifecycle;
+		}
+
+		public void setLifecycle(SlotLifecycle lifecycle) {
+			this.lifecycle = lifecycle;
+		}
+
+	}
+
+	/**
+	 * Publication settings.
+	 */
+	public static class Publication {
+
+		/**
+		 * Name of the publication to stream.
+		 */
+		private String name = "postlog";
+
+		/**
+		 * Whether the publication must exist, is created if missing, or is kept in sync
+		 * with the tables.
+		 */
+		private PublicationMode mode = PublicationMode.CREATE_IF_MISSING;
+
+		public String getName() {
+			return this.name;
+		}
+
+		public void setName(String name) {
+			this.name = name;
+		}
+
+		public PublicationMode getMode() {
+			return this.mode;
+		}
+
+		public void setMode(PublicationMode mode) {
+			this.mode = mode;
+		}
+
+	}
+
+	/**
+	 * Initial snapshot settings.
+	 */
+	public static class Snapshot {
+
+		/**
+		 * Whether to read the published tables when the slot is created. Only never is
+		 * supported so far.
+		 */
+		private SnapshotMode mode = SnapshotMode.NEVER;
+
+		public SnapshotMode getMode() {
+			return this.mode;
+		}
+
+		public void setMode(SnapshotMode mode) {
+			this.mode = mode;
+		}
+
+	}
+
+	/**
+	 * Initial snapshot modes.
+	 */
+	public enum SnapshotMode {
+
+		/** Stream changes only. */
+		NEVER,
+
+		/** Deliver every existing row as a SNAPSHOT change first (not supported yet). */
+		INITIAL
+
+	}
+
+	/**
+	 * Back-off for failed listeners and lost connections.
+	 */
+	public static class Retry {
+
+		/**
+		 * Wait after the first failure.
+		 */
+		private Duration initialInterval = Duration.ofMillis(500);
+
+		/**
+		 * Factor each further wait grows by.
+		 */
+		private double multiplier = 2;
+
+		/**
+		 * Longest wait between attempts.
+		 */
+		private Duration maxInterval = Duration.ofSeconds(30);
+
+		/**
+		 * Most deliveries of one transaction, the first included; -1 retries forever.
+		 */
+		private int maxAttempts = 10;
+
+		public Duration getInitialInterval() {
+			return this.initialInterval;
+		}
+
+		public void setInitialInterval(Duration initialInterval) {
+			this.initialInterval = initialInterval;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMaxInterval() {
+			return this.maxInterval;
+		}
+
+		public void setMaxInterval(Duration maxInterval) {
+			this.maxInterval = maxInterval;
+		}
+
+		public int getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+	}
+
+	/**
+	 * Heartbeat settings.
+	 */
+	public static class Heartbeat {
+
+		/**
+		 * Interval between heartbeat messages written to the database so that an idle
+		 * database does not pin WAL; unset for none.
+		 */
+		private @Nullable Duration interval;
+
+		public @Nullable Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(@Nullable Duration interval) {
+			this.interval = interval;
+		}
+
+	}
+
+	/**
+	 * Health indicator settings.
+	 */
+	public static class Health {
+
+		/**
+		 * Slot lag above which the health indicator reports DOWN; unset for no limit.
+		 */
+		private @Nullable DataSize maxLag;
+
+		public @Nullable DataSize getMaxLag() {
+			return this.maxLag;
+		}
+
+		public void setMaxLag(@Nullable DataSize maxLag) {
+			this.maxLag = maxLag;
+		}
+
+	}
+
+	/**
+	 * Replication connection settings; default to the application's JDBC connection
+	 * details.
+	 */
+	public static class Datasource {
+
+		/**
+		 * JDBC URL of the database to stream from.
+		 */
+		private @Nullable String url;
+
+		/**
+		 * Login user of the replication connection (needs the REPLICATION attribute).
+		 */
+		private @Nullable String username;
+
+		/**
+		 * Login password of the replication connection.
+		 */
+		private @Nullable String password;
+
+		public @Nullable String getUrl() {
+			return this.url;
+		}
+
+		public void setUrl(@Nullable String url) {
+			this.url = url;
+		}
+
+		public @Nullable String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(@Nullable String username) {
+			this.username = username;
+		}
+
+		public @Nullable String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(@Nullable String password) {
+			this.password = password;
+		}
+
+	}
+
+	/**
+	 * Checkpoint settings.
+	 */
+	public static class Checkpoint {
+
+		/**
+		 * Where the delivered position is kept. Only slot is supported so far.
+		 */
+		private CheckpointStore store = CheckpointStore.SLOT;
+
+		public CheckpointStore getStore() {
+			return this.store;
+		}
+
+		public void setStore(CheckpointStore store) {
+			this.store = store;
+		}
+
+	}
+
+	/**
+	 * Checkpoint stores.
+	 */
+	public enum CheckpointStore {
+
+		/** The replication slot's confirmed position. */
+		SLOT,
+
+		/**
+		 * A postlog_checkpoint table written in the listener's transaction (not supported
+		 * yet).
+		 */
+		JDBC
+
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration for postlog's actuator endpoint support.
+ */
+@NullMarked
+package io.postlog.spring.boot.autoconfigure.endpoint;
+
+import org.jspecify.annotations.NullMarked;

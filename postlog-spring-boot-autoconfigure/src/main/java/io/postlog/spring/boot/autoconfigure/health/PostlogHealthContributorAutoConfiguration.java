@@ -1,0 +1,37 @@
+package io.postlog.spring.boot.autoconfigure.health;
+
+import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
+import io.postlog.spring.boot.autoconfigure.PostlogProperties;
+import io.postlog.spring.boot.health.PostlogHealthIndicator;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for the {@code postlog} health indicator.
+ */
+@AutoConfiguration(after = PostlogAutoConfiguration.class)
+@ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
+@ConditionalOnBean(PostlogListenerRegistry.class)
+@ConditionalOnEnabledHealthIndicator("postlog")
+public final class PostlogHealthContributorAutoConfiguration {
+
+	PostlogHealthContributorAutoConfiguration() {
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(name = "postlogHealthIndicator")
+	PostlogHealthIndicator postlogHealthIndicator(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
+			PostlogProperties properties) {
+		return new PostlogHealthIndicator(registry, monitor, properties.getHealth().getMaxLag());
+	}
+
+}

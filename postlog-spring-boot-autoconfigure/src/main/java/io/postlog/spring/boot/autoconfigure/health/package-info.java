@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration for postlog's actuator health support.
+ */
+@NullMarked
+package io.postlog.spring.boot.autoconfigure.health;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,91 @@
+package io.postlog.spring;
+
+import java.math.BigDecimal;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import io.postlog.Row;
+import io.postlog.TableId;
+import io.postlog.UnchangedToast;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.convert.ApplicationConversionService;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RowBinderTests {
+
+	private static final TableId TABLE = TableId.parse("orders");
+
+	@Test
+	void camelCaseTurnsSnakeCaseIntoJavaNames() {
+		assertThat(RowBinder.camelCase("order_id")).isEqualTo("orderId");
+		assertThat(RowBinder.camelCase("a_b_c")).isEqualTo("aBC");
+		assertThat(RowBinder.camelCase("_id")).isEqualTo("id");
+		assertThat(RowBinder.camelCase("total")).isEqualTo("total");
+	}
+
+	@Test
+	void bindsRecordConvertingValuesAndLeavingMissingColumnsNull() {
+		Object bound = binder(Line.class).bind(row(), TABLE);
+		assertThat(bound).isEqualTo(new Line(3L, "12.50", null));
+	}
+
+	@Test
+	void bindsBeanPropertiesAndSkipsUnchangedToast() {
+		LineBean bean = (LineBean) binder(LineBean.class).bind(row(), TABLE);
+		assertThat(bean.getLineNo()).isEqualTo(3);
+		assertThat(bean.getAmount()).isEqualByComparingTo("12.50");
+		assertThat(bean.getNote()).isEqualTo("unset");
+	}
+
+	private static RowBinder binder(Class<?> type) {
+		return new RowBinder(type, ApplicationConversionService.getSharedInstance());
+	}
+
+	private static Row row() {
+		Map<String, Object> values = new LinkedHashMap<>();
+		values.put("line_no", 3);
+		values.put("amount", new BigDecimal("12.50"));
+		values.put("note", UnchangedToast.INSTANCE);
+		return Row.of(values);
+	}
+
+	record Line(Long lineNo, String amount, String missingColumn) {
+	}
+
+	static class LineBean {
+
+		private int lineNo;
+
+		private BigDecimal amount;
+
+		private String note = "unset";
+
+		public int getLineNo() {
+			return this.lineNo;
+		}
+
+		public void setLineNo(int lineNo) {
+			this.lineNo = lineNo;
+		}
+
+		public BigDecimal getAmount() {
+			return this.amount;
+		}
+
+		public void setAmount(BigDecimal amount) {
+			this.amount = amount;
+		}
+
+		public String getNote() {
+			return this.note;
+		}
+
+		public void setNote(String note) {
+			this.note = note;
+		}
+
+	}
+
+}

@@ -1,25 +1,79 @@
 package io.postlog.sample.orders;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.WebApplicationType;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+/**
+ * The sample end to end on its own embedded PostgreSQL, as a newcomer runs it.
+ */
 class OrdersApplicationIntegrationTests {
 
+	private static ConfigurableApplicationContext context;
+
+	private static final HttpClient http = HttpClient.newHttpClient();
+
+	@BeforeAll
+	static void start() {
+		context = OrdersApplication.application().run("--server.port=0", "--sample.writer.enabled=false");
+	}
+
+	@AfterAll
+	static void stop() {
+		context.close();
+	}
+
 	@Test
-	void startsOnItsOwnEmbeddedPostgresWithLogicalDecoding() {
-		var application = OrdersApplication.application();
-		application.setWebApplicationType(WebApplicationType.NONE);
-		try (ConfigurableApplicationContext context = application.run()) {
-			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-			assertThat(jdbc.queryForObject("SHOW wal_level", String.class)).isEqualTo("logical");
-			assertThat(context.getEnvironment().getProperty("spring.datasource.url"))
-				.startsWith("jdbc:postgresql://127.0.0.1:");
-		}
+	void runsOnItsOwnEmbeddedPostgresWithLogicalDecoding() {
+		JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+		assertThat(jdbc.queryForObject("SHOW wal_level", String.class)).isEqualTo("logical");
+		assertThat(context.getEnvironment().getProperty("spring.datasource.url"))
+			.startsWith("jdbc:postgresql://127.0.0.1:");
+	}
+
+	@Test
+	void postedOrderReachesTheReadModelAndTheMetrics() throws Exception {
+		HttpResponse<String> created = send(HttpRequest.newBuilder(url("/orders"))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString("{\"customer\":\"edsger\",\"amount\":42.50}")));
+		assertThat(created.statusCode()).isEqualTo(201);
+
+		await().atMost(Duration.ofSeconds(30))
+			.untilAsserted(() -> assertThat(get("/stats")).contains("\"customer\":\"edsger\"", "\"orderCount\":1",
+					"\"total\":42.5"));
+
+		MeterRegistry meters = context.getBean(MeterRegistry.class);
+		assertThat(meters.get("postlog.changes").tag("table", "public.orders").counter().count())
+			.isGreaterThanOrEqualTo(1);
+		assertThat(get("/actuator/health")).contains("\"status\":\"UP\"");
+		assertThat(get("/actuator/postlog")).contains("orders_sample");
+	}
+
+	private static URI url(String path) {
+		return URI.create("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port") + path);
+	}
+
+	private static String get(String path) throws Exception {
+		HttpResponse<String> response = send(HttpRequest.newBuilder(url(path)).GET());
+		assertThat(response.statusCode()).isEqualTo(200);
+		return response.body();
+	}
+
+	private static HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+		return http.send(request.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 }

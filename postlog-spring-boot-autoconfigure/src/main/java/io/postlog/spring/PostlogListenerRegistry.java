@@ -25,6 +25,7 @@ import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.ReadinessState;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -33,9 +34,12 @@ import org.springframework.context.SmartLifecycle;
  * stops early, acknowledging what was delivered. While it starts, the slot and
  * publication are set up on the calling thread, so a set-up fault fails start-up.
  * Readiness is {@code REFUSING_TRAFFIC} from start until the consumer first runs (or
- * waits in standby behind another replica), then {@code ACCEPTING_TRAFFIC}. Thread-safe.
+ * waits in standby behind another replica), then {@code ACCEPTING_TRAFFIC}; when Spring
+ * Boot declares the application ready before that, the registry answers with
+ * {@code REFUSING_TRAFFIC} again. Thread-safe.
  */
-public final class PostlogListenerRegistry implements SmartLifecycle, ApplicationEventPublisherAware {
+public final class PostlogListenerRegistry implements SmartLifecycle, ApplicationEventPublisherAware,
+		ApplicationListener<AvailabilityChangeEvent<ReadinessState>> {
 
 	/** The lifecycle phase: late, so listeners start after everything else. */
 	public static final int PHASE = Integer.MAX_VALUE - 100;
@@ -53,6 +57,9 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	private volatile @Nullable ReplicationConsumer consumer;
 
 	private volatile boolean running;
+
+	/** Orders readiness decisions of the consumer's thread and the application's. */
+	private final Object readinessLock = new Object();
 
 	private volatile boolean ready;
 
@@ -222,6 +229,26 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		return this.lastFailure;
 	}
 
+	/**
+	 * Keeps readiness refusing while the consumer has not streamed yet: Spring Boot
+	 * publishes {@code ACCEPTING_TRAFFIC} once the application has started, which would
+	 * otherwise overwrite the registry's {@code REFUSING_TRAFFIC} when the consumer is
+	 * slow to connect.
+	 * @param event a readiness change
+	 */
+	@Override
+	public void onApplicationEvent(AvailabilityChangeEvent<ReadinessState> event) {
+		if (event.getState() != ReadinessState.ACCEPTING_TRAFFIC || event.getSource() == this) {
+			return;
+		}
+		synchronized (this.readinessLock) {
+			if (!this.ready && this.consumer != null) {
+				logger.info("postlog is not streaming yet: readiness stays {}", ReadinessState.REFUSING_TRAFFIC);
+				publishReadiness(ReadinessState.REFUSING_TRAFFIC);
+			}
+		}
+	}
+
 	private void publishReadiness(ReadinessState state) {
 		ApplicationEventPublisher publisher = this.publisher;
 		if (publisher != null) {
@@ -268,10 +295,13 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 			if (cause != null) {
 				PostlogListenerRegistry.this.lastFailure = cause;
 			}
-			if (!PostlogListenerRegistry.this.ready
-					&& (current == ConsumerState.RUNNING || current == ConsumerState.STANDBY)) {
-				PostlogListenerRegistry.this.ready = true;
-				publishReadiness(ReadinessState.ACCEPTING_TRAFFIC);
+			if (current == ConsumerState.RUNNING || current == ConsumerState.STANDBY) {
+				synchronized (PostlogListenerRegistry.this.readinessLock) {
+					if (!PostlogListenerRegistry.this.ready) {
+						PostlogListenerRegistry.this.ready = true;
+						publishReadiness(ReadinessState.ACCEPTING_TRAFFIC);
+					}
+				}
 			}
 			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
 				safely(() -> observer.stateChanged(previous, current, cause));

@@ -18,6 +18,7 @@ import io.postlog.Lsn;
 import io.postlog.Operation;
 import io.postlog.Row;
 import io.postlog.Transaction;
+import io.postlog.consumer.ConsumerState;
 import io.postlog.spring.test.PostlogTestUtils;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
@@ -144,6 +145,21 @@ class PostlogListenersIntegrationTests {
 			PostlogTestUtils.awaitCaughtUp(context, TIMEOUT);
 			assertThat(Failing.received).hasSize(4);
 			assertThat(Failing.received.get(3).get("amount")).isEqualTo(100);
+		}
+	}
+
+	@Test
+	void readinessRefusesTrafficWhileTheConsumerCannotStream(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE IF NOT EXISTS payments (id int PRIMARY KEY, amount int)");
+		Failing.fail.set(false);
+		// Set-up runs on the DataSource; only the replication connection points nowhere.
+		try (ConfigurableApplicationContext context = run(FailingApplication.class, database,
+				"postlog.slot.name=unreachable", "postlog.publication.name=unreachable",
+				"postlog.datasource.url=jdbc:postgresql://127.0.0.1:1/" + database.name(),
+				"postlog.retry.max-attempts=-1")) {
+			assertThat(context.getBean(ApplicationAvailability.class).getReadinessState())
+				.isEqualTo(ReadinessState.REFUSING_TRAFFIC);
+			assertThat(context.getBean(PostlogListenerRegistry.class).state()).isNotEqualTo(ConsumerState.RUNNING);
 		}
 	}
 

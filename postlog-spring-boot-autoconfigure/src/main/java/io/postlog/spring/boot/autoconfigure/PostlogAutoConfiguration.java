@@ -10,6 +10,7 @@ import io.postlog.stream.ReplicationConnectionFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -27,7 +28,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * Auto-configuration} for postlog: streams the application's database to its
  * {@code @PgChangeListener} and {@code @PgMessageListener} methods.
  */
-@AutoConfiguration(after = DataSourceAutoConfiguration.class)
+// After the availability bean, so it hears Boot's readiness events before the registry
+// does, and the registry's answer to them is the one that stays.
+@AutoConfiguration(after = { DataSourceAutoConfiguration.class, ApplicationAvailabilityAutoConfiguration.class })
 @ConditionalOnClass({ DataSource.class, JdbcTemplate.class })
 @ConditionalOnBean(DataSource.class)
 @ConditionalOnBooleanProperty(name = "postlog.enabled", matchIfMissing = true)

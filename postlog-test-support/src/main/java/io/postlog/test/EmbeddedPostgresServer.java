@@ -65,11 +65,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
 	private final Map<String, String> settings;
 
-	private final Thread shutdownHook;
+	private final @Nullable Thread shutdownHook;
 
 	private volatile boolean running;
 
-	private EmbeddedPostgresServer(Map<String, String> settings) {
+	private EmbeddedPostgresServer(Map<String, String> settings, boolean shutdownHook) {
 		this.installation = PostgresBinaries.installation();
 		this.settings = settings;
 		try {
@@ -80,7 +80,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 		}
 		this.dataDirectory = this.workDirectory.resolve("data");
 		this.port = freePort();
-		this.shutdownHook = new Thread(this::stopQuietly, "postlog-embedded-postgres-shutdown");
+		this.shutdownHook = shutdownHook ? new Thread(this::stopQuietly, "postlog-embedded-postgres-shutdown") : null;
 	}
 
 	/**
@@ -104,7 +104,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	}
 
 	private void start() {
-		Runtime.getRuntime().addShutdownHook(this.shutdownHook);
+		if (this.shutdownHook != null) {
+			Runtime.getRuntime().addShutdownHook(this.shutdownHook);
+		}
 		run(List.of(bin("initdb"), "-D", this.dataDirectory.toString(), "-U", "postgres", "-A", "trust", "-E", "UTF8",
 				"--locale=C", "--no-sync"));
 		writeSettings();
@@ -238,6 +240,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	@Override
 	public void close() {
 		stopQuietly();
+		if (this.shutdownHook == null) {
+			return;
+		}
 		try {
 			Runtime.getRuntime().removeShutdownHook(this.shutdownHook);
 		}
@@ -339,7 +344,21 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
 		private final Map<String, String> settings = new LinkedHashMap<>(DEFAULT_SETTINGS);
 
+		private boolean shutdownHook = true;
+
 		private Builder() {
+		}
+
+		/**
+		 * Sets whether a JVM shutdown hook stops the server (the default). Turn it off
+		 * when something else closes the server in order, such as an application context
+		 * whose own shutdown still needs the server.
+		 * @param shutdownHook whether to stop the server when the JVM exits
+		 * @return this builder
+		 */
+		public Builder shutdownHook(boolean shutdownHook) {
+			this.shutdownHook = shutdownHook;
+			return this;
 		}
 
 		/**
@@ -371,7 +390,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 		 * @return the running server
 		 */
 		public EmbeddedPostgresServer start() {
-			EmbeddedPostgresServer server = new EmbeddedPostgresServer(Map.copyOf(this.settings));
+			EmbeddedPostgresServer server = new EmbeddedPostgresServer(Map.copyOf(this.settings), this.shutdownHook);
 			try {
 				server.start();
 			}

@@ -1,6 +1,7 @@
 package io.postlog.types;
 
 import java.math.BigDecimal;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.sql.Array;
 import java.sql.Connection;
@@ -24,6 +25,11 @@ import java.util.UUID;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
+import io.postlog.Row;
+import io.postlog.pgoutput.PgOutputDecoder;
+import io.postlog.pgoutput.PgOutputMessage;
+import io.postlog.pgoutput.RowDecoder;
+import io.postlog.pgoutput.TupleValue;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.jspecify.annotations.Nullable;
@@ -35,8 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Decodes every column of a table holding one column per supported type, in the server's
- * text output and in the bytes of the type's send function, and checks both against each
- * other and against what pgjdbc reads for the same row.
+ * text output and in the bytes of the type's send function, and as pgoutput streams it in
+ * text and in binary, and checks each against the others and against what pgjdbc reads
+ * for the same row.
  */
 @Tag("matrix")
 @PostgresTest
@@ -70,19 +77,8 @@ class ValueDecodersIntegrationTests {
 		int version = database.serverVersion();
 		boolean xml = supportsXml(database);
 		Map<String, Column> columns = columns(version, xml);
-		StringBuilder create = new StringBuilder("CREATE TABLE all_types (id int PRIMARY KEY");
-		columns.forEach((name, column) -> create.append(", ").append(name).append(' ').append(column.sqlType));
-		database.execute("CREATE TYPE mood AS ENUM ('happy', 'sad', 'so \"so\"')",
-				"CREATE DOMAIN posint AS int4 CHECK (VALUE > 0)", create.append(")").toString());
-		for (int row = 0; row < 3; row++) {
-			StringBuilder insert = new StringBuilder("INSERT INTO all_types (id");
-			StringBuilder values = new StringBuilder(") VALUES (" + row);
-			for (Map.Entry<String, Column> entry : columns.entrySet()) {
-				insert.append(", ").append(entry.getKey());
-				values.append(", ").append(entry.getValue().rows[row]);
-			}
-			database.execute(insert.append(values).append(")").toString());
-		}
+		createTable(database, "all_types", columns);
+		insertRows(database, "all_types", columns);
 		try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
 			// Offsets with minutes, and seconds for the BC value's local mean time.
 			statement.execute("SET TimeZone = 'Asia/Kolkata'");
@@ -115,6 +111,101 @@ class ValueDecodersIntegrationTests {
 				}
 			}
 			assertThat(checked).isGreaterThan(2 * columns.size());
+		}
+	}
+
+	@Test
+	void pgoutputRowsDecodeInTextAndBinaryToWhatPgjdbcReads(PostgresDatabase database) throws Exception {
+		int version = database.serverVersion();
+		Map<String, Column> columns = columns(version, supportsXml(database));
+		createTable(database, "streamed_types", columns);
+		database.execute("CREATE PUBLICATION streamed_types_pub FOR TABLE streamed_types",
+				"SELECT pg_create_logical_replication_slot('streamed_types_slot', 'pgoutput')");
+		insertRows(database, "streamed_types", columns);
+		try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+			statement.execute("SET TimeZone = 'Asia/Kolkata'");
+			statement.execute("SET lc_monetary = 'C'");
+			ValueDecoders decoders = ValueDecoders.standard().withLookup(new CatalogLookup(connection));
+			List<Row> expected = readWithPgjdbc(statement, columns);
+			// Binary tuples need PostgreSQL 14; text is what every server streams.
+			List<Boolean> formats = (version >= 140000) ? List.of(false, true) : List.of(false);
+			for (boolean binary : formats) {
+				List<Row> streamed = streamRows(statement, decoders, binary);
+				assertThat(streamed).as("rows streamed in %s", binary ? "binary" : "text").hasSize(expected.size());
+				for (int row = 0; row < expected.size(); row++) {
+					for (String name : columns.keySet()) {
+						assertThat(comparable(streamed.get(row).get(name)))
+							.as("%s in row %d streamed in %s", name, row, binary ? "binary" : "text")
+							.isEqualTo(comparable(expected.get(row).get(name)));
+					}
+				}
+			}
+		}
+		finally {
+			database.execute("SELECT pg_drop_replication_slot('streamed_types_slot')");
+		}
+	}
+
+	private static List<Row> readWithPgjdbc(Statement statement, Map<String, Column> columns) throws SQLException {
+		List<Row> rows = new ArrayList<>();
+		try (ResultSet resultSet = statement
+			.executeQuery("SELECT " + String.join(", ", columns.keySet()) + " FROM streamed_types ORDER BY id")) {
+			while (resultSet.next()) {
+				Map<String, @Nullable Object> values = new LinkedHashMap<>();
+				int index = 1;
+				for (Map.Entry<String, Column> entry : columns.entrySet()) {
+					values.put(entry.getKey(), entry.getValue().jdbc.read(resultSet, index++));
+				}
+				rows.add(Row.of(values));
+			}
+		}
+		return rows;
+	}
+
+	private static List<Row> streamRows(Statement statement, ValueDecoders decoders, boolean binary)
+			throws SQLException {
+		RowDecoder rowDecoder = new RowDecoder(decoders);
+		List<Row> rows = new ArrayList<>();
+		try (ResultSet changes = statement.executeQuery("SELECT data FROM pg_logical_slot_peek_binary_changes("
+				+ "'streamed_types_slot', NULL, NULL, 'proto_version', '1', 'publication_names', 'streamed_types_pub'"
+				+ (binary ? ", 'binary', 'true'" : "") + ")")) {
+			while (changes.next()) {
+				PgOutputMessage message = PgOutputDecoder.decode(ByteBuffer.wrap(changes.getBytes(1)));
+				if (message instanceof PgOutputMessage.Relation relation) {
+					rowDecoder.relation(relation);
+				}
+				else if (message instanceof PgOutputMessage.Insert insert) {
+					assertThat(insert.newTuple().values())
+						.allMatch((value) -> binary ? value instanceof TupleValue.Binary || value == TupleValue.NULL
+								: value instanceof TupleValue.Text || value == TupleValue.NULL);
+					rows.add(rowDecoder.newRow(insert.relationId(), insert.newTuple()));
+				}
+			}
+		}
+		rows.sort(java.util.Comparator.comparing((row) -> row.get("id", Integer.class)));
+		return rows;
+	}
+
+	private static void createTable(PostgresDatabase database, String table, Map<String, Column> columns) {
+		database.execute(
+				"DO $$ BEGIN CREATE TYPE mood AS ENUM ('happy', 'sad', 'so \"so\"');"
+						+ " EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+				"DO $$ BEGIN CREATE DOMAIN posint AS int4 CHECK (VALUE > 0);"
+						+ " EXCEPTION WHEN duplicate_object THEN NULL; END $$");
+		StringBuilder create = new StringBuilder("CREATE TABLE " + table + " (id int PRIMARY KEY");
+		columns.forEach((name, column) -> create.append(", ").append(name).append(' ').append(column.sqlType));
+		database.execute(create.append(")").toString());
+	}
+
+	private static void insertRows(PostgresDatabase database, String table, Map<String, Column> columns) {
+		for (int row = 0; row < 3; row++) {
+			StringBuilder insert = new StringBuilder("INSERT INTO " + table + " (id");
+			StringBuilder values = new StringBuilder(") VALUES (" + row);
+			for (Map.Entry<String, Column> entry : columns.entrySet()) {
+				insert.append(", ").append(entry.getKey());
+				values.append(", ").append(entry.getValue().rows[row]);
+			}
+			database.execute(insert.append(values).append(")").toString());
 		}
 	}
 

@@ -15,8 +15,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A consumer for {@link LargeTransactionIntegrationTests} to run in a child JVM with a
  * small heap: counts the changes of the first transaction, prints the count, its state
- * and its peak resident set size, and exits 0 only when it saw the expected count and
- * did not fail.
+ * and its peak resident set size, and exits 0 only when it saw the expected count and did
+ * not fail.
  */
 final class LargeTransactionConsumer {
 

@@ -1,10 +1,13 @@
 package io.postlog.consumer;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 
 import io.postlog.PostlogException;
+import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.admin.SlotNotFoundException;
@@ -15,8 +18,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What {@link ReplicationConsumer#start()} does before streaming: checks the server
- * (wal_level, the version's capabilities) and the slot under {@code EXISTING} before any
- * set-up SQL runs, then makes sure the publication and the slot exist, in that order.
+ * (wal_level, the version's capabilities), the slot under {@code EXISTING} and, when it
+ * is to create the slot, the role's {@code REPLICATION} privilege before any set-up SQL
+ * runs, then makes sure the publication and the slot exist, in that order. A temporary
+ * slot is made by the replication connection, whose role the stream itself checks.
  * Without an admin connection it checks nothing and the slot and publication must exist.
  */
 final class ConsumerSetup {
@@ -55,8 +60,14 @@ final class ConsumerSetup {
 					+ "logical decoding messages; the server is PostgreSQL " + version(version));
 		}
 		SlotLifecycle lifecycle = this.config.slotLifecycle;
-		if (lifecycle == SlotLifecycle.EXISTING && admin.slot(this.config.slotName).isEmpty()) {
+		boolean slotExists = admin.slot(this.config.slotName).isPresent();
+		if (lifecycle == SlotLifecycle.EXISTING && !slotExists) {
 			throw new SlotNotFoundException(this.config.slotName, null);
+		}
+		if (!slotExists && createsSlot(lifecycle) && !admin.hasReplicationPrivilege()) {
+			// Refuse before the publication is made: a half set-up would stay behind.
+			throw new InsufficientPrivilegeException(currentUser(connection), "create replication slot '"
+					+ this.config.slotName + "' (it needs the REPLICATION attribute or superuser)", null);
 		}
 		admin.ensurePublication(this.config.publicationName, this.config.publicationMode, this.config.tables);
 		admin.ensureSlot(this.config.slotName, lifecycle);
@@ -67,6 +78,17 @@ final class ConsumerSetup {
 			binary = false;
 		}
 		return new Result(binary);
+	}
+
+	private static boolean createsSlot(SlotLifecycle lifecycle) {
+		return lifecycle == SlotLifecycle.CREATE_IF_MISSING || lifecycle == SlotLifecycle.OWNED;
+	}
+
+	private static String currentUser(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement();
+				ResultSet row = statement.executeQuery("SELECT current_user")) {
+			return row.next() ? row.getString(1) : "?";
+		}
 	}
 
 	private static String version(int versionNum) {

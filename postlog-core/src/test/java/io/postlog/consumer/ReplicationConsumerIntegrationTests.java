@@ -10,14 +10,20 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import io.postlog.Change;
 import io.postlog.Lsn;
 import io.postlog.PostlogException;
 import io.postlog.TableId;
+import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.InvalidIdentifierException;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.admin.SlotNotFoundException;
@@ -210,6 +216,7 @@ class ReplicationConsumerIntegrationTests {
 	}
 
 	@Test
+	@Tag("matrix")
 	void binaryFallsBackToTextBeforePostgres14(PostgresDatabase database) throws Exception {
 		database.execute("CREATE TABLE typed (id int PRIMARY KEY, amount numeric, mood text)");
 		AtomicReference<Change> seen = new AtomicReference<>();
@@ -226,6 +233,118 @@ class ReplicationConsumerIntegrationTests {
 		String logText = logs.toString(StandardCharsets.UTF_8);
 		long fallbackLines = logText.lines().filter((line) -> line.contains("cannot stream binary values")).count();
 		assertThat(fallbackLines).isEqualTo((database.serverVersion() < 140000) ? 1 : 0);
+	}
+
+	@Test
+	@Tag("matrix")
+	void consumerStoppedMidStreamHandsOverToANewOneWithoutLoss(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE handover (id int PRIMARY KEY)");
+		Map<String, Integer> firstIds = new ConcurrentHashMap<>();
+		Map<String, Integer> secondIds = new ConcurrentHashMap<>();
+		Map<String, Lsn> commits = new ConcurrentHashMap<>();
+		ReplicationConsumer first = start(builder(database, "handover_slot", "handover").changeHandler((change) -> {
+			firstIds.put(change.id(), change.after().get("id", Integer.class));
+			commits.put(change.id(), change.commitLsn());
+			Thread.sleep(1);
+		}));
+		AtomicInteger written = new AtomicInteger();
+		Thread writer = new Thread(() -> {
+			try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+				for (int tx = 0; tx < 400; tx++) {
+					int size = 1 + (tx * 7) % 40;
+					int from = written.get() + 1;
+					statement.execute("INSERT INTO handover SELECT g FROM generate_series(" + from + ", "
+							+ (from + size - 1) + ") g");
+					written.addAndGet(size);
+				}
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		writer.start();
+		await().until(() -> firstIds.size() >= 500);
+		first.stop();
+		ReplicationConsumer second = start(builder(database, "handover_slot", "handover").changeHandler((change) -> {
+			secondIds.put(change.id(), change.after().get("id", Integer.class));
+			commits.put(change.id(), change.commitLsn());
+		}));
+		writer.join(Duration.ofMinutes(1).toMillis());
+		int total = written.get();
+		await().atMost(Duration.ofSeconds(60)).until(() -> union(firstIds, secondIds).size() == total);
+		assertThat(union(firstIds, secondIds))
+			.isEqualTo(IntStream.rangeClosed(1, total).boxed().collect(Collectors.toSet()));
+		Set<String> repeated = new HashSet<>(firstIds.keySet());
+		repeated.retainAll(secondIds.keySet());
+		Set<Lsn> repeatedTransactions = repeated.stream().map(commits::get).collect(Collectors.toSet());
+		System.out.println("[measure] hand-over after " + firstIds.size() + " changes: " + repeated.size()
+				+ " changes repeated, " + second.state());
+		assertThat(repeatedTransactions).as("transactions delivered by both consumers").hasSizeLessThanOrEqualTo(1);
+	}
+
+	@Test
+	@Tag("matrix")
+	void messageHandlerIsRefusedBeforePostgres14AndReceivesMessagesFrom14(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE noted (id int PRIMARY KEY)");
+		List<String> prefixes = new CopyOnWriteArrayList<>();
+		ReplicationConsumer consumer = builder(database, "noted_slot", "noted")
+			.messageHandler((message) -> prefixes.add(message.prefix()))
+			.build();
+		this.consumers.add(consumer);
+		if (database.serverVersion() < 140000) {
+			assertThatExceptionOfType(ReplicationConsumerException.class).isThrownBy(consumer::start)
+				.withMessageContaining("PostgreSQL 14")
+				.withMessageContaining("PostgreSQL " + database.serverVersion() / 10000 + ".");
+			assertThat(consumer.state()).isEqualTo(ConsumerState.FAILED);
+			assertThat(query(database,
+					"SELECT (SELECT count(*) FROM pg_publication WHERE pubname = 'noted_pub') "
+							+ "+ (SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'noted_slot')"))
+				.as("nothing was set up")
+				.isEqualTo("0");
+			return;
+		}
+		consumer.start();
+		database.execute("SELECT pg_logical_emit_message(true, 'audit', 'hello')");
+		await().atMost(Duration.ofSeconds(30)).until(() -> prefixes.contains("audit"));
+	}
+
+	@Test
+	@Tag("matrix")
+	void roleWithoutReplicationIsRefusedBeforeThePublicationIsCreated(PostgresDatabase database) throws Exception {
+		String role = "plain_" + database.name();
+		database.execute("CREATE ROLE " + role + " LOGIN",
+				"GRANT CREATE ON DATABASE " + database.name() + " TO " + role,
+				"CREATE TABLE guarded (id int PRIMARY KEY)", "ALTER TABLE guarded OWNER TO " + role);
+		try {
+			ReplicationConsumer consumer = ReplicationConsumer.builder()
+				.jdbcUrl(database.jdbcUrl(), role, null)
+				.slotName("guarded_slot")
+				.publicationName("guarded_pub")
+				.tables(List.of(new TableId("public", "guarded")))
+				.changeHandler((change) -> {
+				})
+				.build();
+			this.consumers.add(consumer);
+			assertThatExceptionOfType(InsufficientPrivilegeException.class).isThrownBy(consumer::start)
+				.withMessageContaining(role)
+				.withMessageContaining("REPLICATION")
+				.satisfies((ex) -> assertThat(ex.role()).isEqualTo(role));
+			assertThat(consumer.state()).isEqualTo(ConsumerState.FAILED);
+			assertThat(query(database,
+					"SELECT (SELECT count(*) FROM pg_publication) "
+							+ "+ (SELECT count(*) FROM pg_replication_slots WHERE slot_name = 'guarded_slot')"))
+				.as("no publication and no slot were created")
+				.isEqualTo("0");
+		}
+		finally {
+			database.execute("DROP OWNED BY " + role, "DROP ROLE " + role);
+		}
+	}
+
+	private static Set<Integer> union(Map<String, Integer> first, Map<String, Integer> second) {
+		Set<Integer> union = new HashSet<>(first.values());
+		union.addAll(second.values());
+		return union;
 	}
 
 	private ReplicationConsumer.Builder builder(PostgresDatabase database, String slot, String table) {

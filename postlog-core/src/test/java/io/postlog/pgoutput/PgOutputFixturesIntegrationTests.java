@@ -595,10 +595,6 @@ class PgOutputFixturesIntegrationTests {
 			this.slot = slot;
 			this.connection = PgOutputFixturesIntegrationTests.this.database.connect();
 			try (Statement statement = this.connection.createStatement()) {
-				if (PgOutputFixturesIntegrationTests.this.major >= 13) {
-					// Small, so that a few thousand rows make the server stream.
-					statement.execute("SET logical_decoding_work_mem = '64kB'");
-				}
 				statement.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput'"
 						+ (twoPhase ? ", false, true)" : ")"));
 			}
@@ -638,8 +634,17 @@ class PgOutputFixturesIntegrationTests {
 		private List<byte[]> read(String function, List<String> options) throws SQLException {
 			String sql = "SELECT data FROM pg_logical_slot_" + function
 					+ "_binary_changes(?, NULL, NULL, VARIADIC ?::text[])";
-			try (PreparedStatement statement = this.connection.prepareStatement(sql)) {
-				Array array = this.connection.createArrayOf("text", options.toArray());
+			// A session of its own per read: PostgreSQL 10's pgoutput registers cache
+			// callbacks at every start-up, and one session runs out of them after a few.
+			try (Connection session = PgOutputFixturesIntegrationTests.this.database.connect();
+					PreparedStatement statement = session.prepareStatement(sql)) {
+				if (PgOutputFixturesIntegrationTests.this.major >= 13) {
+					try (Statement setting = session.createStatement()) {
+						// Small, so that a few thousand rows make the server stream.
+						setting.execute("SET logical_decoding_work_mem = '64kB'");
+					}
+				}
+				Array array = session.createArrayOf("text", options.toArray());
 				statement.setString(1, this.slot);
 				statement.setArray(2, array);
 				List<byte[]> messages = new ArrayList<>();

@@ -1,0 +1,134 @@
+package io.postlog.consumer;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.postlog.Lsn;
+import io.postlog.TableId;
+import io.postlog.admin.PublicationMode;
+import io.postlog.admin.ReplicationAdmin;
+import io.postlog.admin.SlotLifecycle;
+import io.postlog.test.PostgresDatabase;
+import io.postlog.test.PostgresTest;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Delivery contract 8: a change handler passes a transaction of any size in bounded
+ * memory; a transaction handler is given at most {@code maxTransactionChanges}.
+ */
+@PostgresTest
+class LargeTransactionIntegrationTests {
+
+	private static final int ROWS = 1_000_000;
+
+	@Test
+	void millionRowTransactionPassesAChangeHandlerInA128MegabyteHeap(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE big (id int, payload text)");
+		try (var connection = database.connect()) {
+			ReplicationAdmin admin = new ReplicationAdmin(connection);
+			admin.ensurePublication("big_pub", PublicationMode.CREATE_IF_MISSING, List.of(TableId.parse("big")));
+			admin.ensureSlot("big_slot", SlotLifecycle.CREATE_IF_MISSING);
+		}
+		Path directory = Files.createDirectories(Paths.get("target", "large-transaction-test"));
+		Path log = directory.resolve("child.log");
+		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"),
+				LargeTransactionConsumer.class.getName(), database.jdbcUrl(), database.username(), "big_slot",
+				"big_pub", "big", Integer.toString(ROWS));
+		builder.redirectErrorStream(true);
+		builder.redirectOutput(log.toFile());
+		Process child = builder.start();
+		try {
+			await().atMost(Duration.ofSeconds(60)).until(() -> read(log).contains("started"));
+			long started = System.nanoTime();
+			database.execute("INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, " + ROWS + ") g");
+			long inserted = System.nanoTime();
+			assertThat(child.waitFor(4, TimeUnit.MINUTES)).as("child finished").isTrue();
+			long finished = System.nanoTime();
+			String output = read(log);
+			Matcher result = Pattern.compile("count=(\\d+) state=(\\w+) .*").matcher(output);
+			assertThat(result.find()).as("child printed its count:%n%s", output).isTrue();
+			System.out.println("[measure] 1,000,000-row transaction: insert "
+					+ TimeUnit.NANOSECONDS.toMillis(inserted - started) + " ms, insert to child exit "
+					+ TimeUnit.NANOSECONDS.toMillis(finished - started) + " ms; child: " + result.group());
+			assertThat(result.group(1)).isEqualTo(Integer.toString(ROWS));
+			assertThat(result.group(2)).isNotEqualTo("FAILED");
+			assertThat(child.exitValue()).as("child exit code:%n%s", output).isZero();
+		}
+		finally {
+			child.destroyForcibly();
+		}
+	}
+
+	@Test
+	void transactionLargerThanTheLimitFailsATransactionHandlerAndIsNotAcknowledged(PostgresDatabase database)
+			throws Exception {
+		database.execute("CREATE TABLE capped (id int PRIMARY KEY, secret text)");
+		AtomicInteger handled = new AtomicInteger();
+		AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
+		ReplicationConsumer consumer = ReplicationConsumer.builder()
+			.jdbcUrl(database.jdbcUrl(), database.username(), null)
+			.slotName("capped_slot")
+			.publicationName("capped_pub")
+			.tables(List.of(TableId.parse("capped")))
+			.statusInterval(Duration.ofSeconds(1))
+			.maxTransactionChanges(1000)
+			.transactionHandler((transaction) -> handled.addAndGet(transaction.changes().size()))
+			.listener(new ConsumerListener() {
+
+				@Override
+				public void stateChanged(ConsumerState previous, ConsumerState current, @Nullable Throwable cause) {
+					if (current == ConsumerState.FAILED) {
+						failure.set(cause);
+					}
+				}
+
+			})
+			.build();
+		consumer.start();
+		try {
+			database.execute("INSERT INTO capped SELECT g, 'small-' || g FROM generate_series(1, 1000) g");
+			await().until(() -> handled.get() == 1000);
+			await().until(() -> ReplicationConsumerIntegrationTests.confirmedFlush(database, "capped_slot")
+				.compareTo(ReplicationConsumerIntegrationTests.currentLsn(database)) >= 0);
+			Lsn before = ReplicationConsumerIntegrationTests.currentLsn(database);
+			database.execute("INSERT INTO capped SELECT g, 'oversized-row-' || g FROM generate_series(1001, 6000) g");
+			Lsn after = ReplicationConsumerIntegrationTests.currentLsn(database);
+			await().atMost(Duration.ofSeconds(30)).until(() -> consumer.state() == ConsumerState.FAILED);
+			Throwable cause = failure.get();
+			assertThat(cause).isInstanceOf(ReplicationConsumerException.class)
+				.hasMessageContaining("more than 1000 changes")
+				.hasMessageContaining("maxTransactionChanges");
+			Matcher commit = Pattern.compile("commit LSN ([0-9A-F]+/[0-9A-F]+)").matcher(cause.getMessage());
+			assertThat(commit.find()).as(cause.getMessage()).isTrue();
+			Lsn commitLsn = Lsn.parse(commit.group(1));
+			assertThat(commitLsn).isGreaterThanOrEqualTo(before).isLessThan(after);
+			assertThat(cause.getMessage()).doesNotContain("oversized-row");
+			assertThat(handled).hasValue(1000);
+			assertThat(ReplicationConsumerIntegrationTests.confirmedFlush(database, "capped_slot"))
+				.isLessThanOrEqualTo(commitLsn);
+			assertThat(consumer.ackedLsn()).isLessThanOrEqualTo(commitLsn);
+		}
+		finally {
+			consumer.stop();
+		}
+	}
+
+	private static String read(Path file) throws Exception {
+		return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+	}
+
+}

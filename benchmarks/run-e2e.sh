@@ -99,10 +99,12 @@ PROFILE=()
 if has_leg debezium-connect || has_leg debezium-json || [ "$FOOTPRINT" -eq 1 ]; then PROFILE=(-Pdebezium); fi
 log "build (./mvnw -pl benchmarks -am ${PROFILE[*]} package)"
 (cd "$ROOT" && ./mvnw -q -B -pl benchmarks -am "${PROFILE[@]}" package -DskipTests -Dspring-javaformat.skip=true \
-	dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime) \
+	dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime) \
 	>"$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; die "build failed"; }
 CP="$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")"
-JAVA=(java -cp "$CP")
+# E2E_JAVA_OPTS: extra JVM flags for the Java legs, e.g. -XX:StartFlightRecording=filename=/tmp/%p.jfr
+read -r -a JAVA_OPTS <<<"${E2E_JAVA_OPTS:-}"
+JAVA=(java "${JAVA_OPTS[@]}" -cp "$CP")
 
 # --- workload -----------------------------------------------------------------------------
 slot_name() { echo "s_${1//-/_}_$2"; }
@@ -262,7 +264,7 @@ $2
 </dependencies></project>
 EOF
 		(cd "$ROOT" && ./mvnw -q -B -f "$1/pom.xml" dependency:build-classpath -Dmdep.outputFile="$1/cp.txt" \
-			-Dmdep.includeScope=runtime) >"$1/build.log" 2>&1 || { cat "$1/build.log" >&2; die "footprint build failed"; }
+			-DincludeScope=runtime) >"$1/build.log" 2>&1 || { cat "$1/build.log" >&2; die "footprint build failed"; }
 	}
 	footprint_pom "$WORK/fp/base" ""
 	footprint_pom "$WORK/fp/debezium" "<dependency><groupId>io.debezium</groupId><artifactId>debezium-embedded</artifactId><version>$dbz_version</version></dependency>

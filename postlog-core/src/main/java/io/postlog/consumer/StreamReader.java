@@ -28,6 +28,9 @@ final class StreamReader implements Runnable {
 
 	private static final Duration POLL = Duration.ofMillis(100);
 
+	/** The most events read ahead before they are handed over. */
+	private static final int BATCH_EVENTS = 256;
+
 	private final LogicalStream stream;
 
 	private final MessageAssembler assembler;
@@ -67,6 +70,10 @@ final class StreamReader implements Runnable {
 			while (!this.stopRequested) {
 				applyAcknowledged();
 				if (!pending.isEmpty()) {
+					if (handOff(pending)) {
+						lastBlockedStatus = System.nanoTime();
+						continue;
+					}
 					if (this.queue.offer(pending.peek(), POLL.toMillis(), TimeUnit.MILLISECONDS)) {
 						pending.poll();
 						this.enqueued.incrementAndGet();
@@ -81,6 +88,13 @@ final class StreamReader implements Runnable {
 				ByteBuffer payload = this.stream.read(POLL);
 				if (payload != null) {
 					assemble(payload, pending);
+					// Messages already received are assembled and handed over together,
+					// so
+					// that the delivery thread is woken once per batch, not once per
+					// event.
+					while (pending.size() < BATCH_EVENTS && (payload = this.stream.read(Duration.ZERO)) != null) {
+						assemble(payload, pending);
+					}
 				}
 				if (pending.isEmpty()) {
 					acknowledgeIdle();
@@ -98,6 +112,19 @@ final class StreamReader implements Runnable {
 		finally {
 			closeQuietly();
 		}
+	}
+
+	/**
+	 * Moves as many pending events to the queue as fit without waiting.
+	 * @return whether all of them fitted
+	 */
+	private boolean handOff(Deque<Event> pending) {
+		Event event;
+		while ((event = pending.peek()) != null && this.queue.offer(event)) {
+			pending.poll();
+			this.enqueued.incrementAndGet();
+		}
+		return pending.isEmpty();
 	}
 
 	private void assemble(ByteBuffer payload, Deque<Event> pending) {

@@ -88,11 +88,11 @@ final class StreamReader implements Runnable {
 				ByteBuffer payload = this.stream.read(POLL);
 				if (payload != null) {
 					assemble(payload, pending);
-					// Messages already received are assembled and handed over together,
-					// so
-					// that the delivery thread is woken once per batch, not once per
-					// event.
-					while (pending.size() < BATCH_EVENTS && (payload = this.stream.read(Duration.ZERO)) != null) {
+					// Hand over what has already arrived together: the delivery thread
+					// then wakes once per batch, not once per event. No more than the
+					// queue takes, so read-ahead stays bounded by its capacity.
+					while (pending.size() < Math.min(BATCH_EVENTS, this.queue.remainingCapacity())
+							&& (payload = this.stream.read(Duration.ZERO)) != null) {
 						assemble(payload, pending);
 					}
 				}

@@ -61,7 +61,7 @@ final class PgLogicalStream implements LogicalStream {
 	 * only asks the socket how many bytes it holds, so polling again at once would spin a
 	 * core against the walsender.
 	 */
-	static final long BUSY_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(50);
+	static final long BUSY_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
 	private static final long MIN_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 

@@ -16,6 +16,8 @@ LEGS=$ALL_LEGS
 LATENCY_SECONDS=60
 RATE=5000
 WRITER_CONNECTIONS=4
+# Seconds at the start of the latency run that the steady-state percentiles leave out.
+LATENCY_WARMUP=10
 FOOTPRINT=1
 OUT=$ROOT/benchmarks/RESULTS.md
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
@@ -218,7 +220,7 @@ if [ "$LATENCY_SECONDS" -gt 0 ]; then
 		sql "SELECT 1 FROM pg_create_logical_replication_slot('$slot', 'pgoutput')" >/dev/null
 		total=$((RATE * LATENCY_SECONDS))
 		ready="$WORK/legs/$leg-latency.ready"
-		read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$total" true "$ready")"
+		read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$total" true "$ready") warmup=$((RATE * LATENCY_WARMUP))"
 		"${cmd[@]}" >"$WORK/legs/$leg-latency.log" 2>&1 &
 		pid=$!
 		for _ in $(seq 1 240); do [ -f "$ready" ] || ! kill -0 "$pid" 2>/dev/null && break; sleep 0.5; done
@@ -236,7 +238,11 @@ if [ "$LATENCY_SECONDS" -gt 0 ]; then
 		max=$(sed -n 's/.* max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
 		achieved=$(sed -n 's/.* rate=\([0-9.]*\).*/\1/p' <<<"$writer")
 		behind=$(sed -n 's/.* max_behind_ms=\([0-9.]*\).*/\1/p' <<<"$writer")
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$total" "$p50" "$p99" "$max" "$achieved" "$behind" >>"$WORK/latency.tsv"
+		sp50=$(sed -n 's/.* steady_p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+		sp99=$(sed -n 's/.* steady_p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+		smax=$(sed -n 's/.* steady_max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$total" "$p50" "$p99" "$max" "$achieved" "$behind" \
+			"$sp50" "$sp99" "$smax" >>"$WORK/latency.tsv"
 		log "latency $leg: p50 $p50 ms, p99 $p99 ms, max $max ms (writer $achieved tx/s)"
 		sql "SELECT 1 FROM pg_drop_replication_slot('$slot')" >/dev/null
 	done
@@ -294,7 +300,7 @@ fi
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report -------------------------------------------------------------------------------
-export ROWS RUNS EXPECTED LEGS LATENCY_SECONDS RATE WRITER_CONNECTIONS LOAD_BEFORE LOAD_AFTER PG_VERSION WAL_BYTES
+export ROWS RUNS EXPECTED LEGS LATENCY_SECONDS LATENCY_WARMUP RATE WRITER_CONNECTIONS LOAD_BEFORE LOAD_AFTER PG_VERSION WAL_BYTES
 export JAVA_VERSION="$(java -version 2>&1 | head -2 | tr '\n' ' ')"
 export CPU_MODEL="$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 export NPROC="$(nproc)" MEMORY="$(free -h | awk '/^Mem:/ { print $2 }')"

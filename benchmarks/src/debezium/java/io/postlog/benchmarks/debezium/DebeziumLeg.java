@@ -36,7 +36,8 @@ public final class DebeziumLeg {
 		boolean json = "json".equals(Tally.arg(args, "format", "connect"));
 		boolean latency = Boolean.parseBoolean(Tally.arg(args, "latency", "false"));
 		Tally tally = new Tally(Tally.arg(args, "leg", json ? "debezium-json" : "debezium-connect"),
-				Long.parseLong(Tally.arg(args, "expected", null)), latency);
+				Long.parseLong(Tally.arg(args, "expected", null)), latency)
+			.warmup(Long.parseLong(Tally.arg(args, "warmup", "0")));
 		Properties props = new Properties();
 		props.setProperty("name", "bench");
 		props.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");

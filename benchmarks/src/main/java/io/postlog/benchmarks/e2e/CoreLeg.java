@@ -20,7 +20,8 @@ public final class CoreLeg {
 		boolean binary = Boolean.parseBoolean(Tally.arg(args, "binary", "true"));
 		boolean latency = Boolean.parseBoolean(Tally.arg(args, "latency", "false"));
 		Tally tally = new Tally(Tally.arg(args, "leg", binary ? "core-binary" : "core-text"),
-				Long.parseLong(Tally.arg(args, "expected", null)), latency);
+				Long.parseLong(Tally.arg(args, "expected", null)), latency)
+			.warmup(Long.parseLong(Tally.arg(args, "warmup", "0")));
 		ReplicationConsumer consumer = ReplicationConsumer.builder()
 			.jdbcUrl(Tally.arg(args, "url", null), Tally.arg(args, "user", "postgres"), null)
 			.slotName(Tally.arg(args, "slot", null))

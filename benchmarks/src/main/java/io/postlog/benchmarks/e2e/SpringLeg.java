@@ -34,7 +34,8 @@ public final class SpringLeg {
 		boolean record = "record".equals(Tally.arg(args, "listener", "change"));
 		boolean latency = Boolean.parseBoolean(Tally.arg(args, "latency", "false"));
 		tally = new Tally(Tally.arg(args, "leg", record ? "spring-record" : "spring-change"),
-				Long.parseLong(Tally.arg(args, "expected", null)), latency);
+				Long.parseLong(Tally.arg(args, "expected", null)), latency)
+			.warmup(Long.parseLong(Tally.arg(args, "warmup", "0")));
 		Map<String, Object> properties = new HashMap<>();
 		properties.put("spring.datasource.url", Tally.arg(args, "url", null));
 		properties.put("spring.datasource.username", Tally.arg(args, "user", "postgres"));

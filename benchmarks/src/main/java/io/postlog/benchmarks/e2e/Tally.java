@@ -36,6 +36,8 @@ public final class Tally {
 
 	private long sink;
 
+	private long warmupChanges;
+
 	/**
 	 * Creates a tally.
 	 * @param leg the leg's name, printed in the result
@@ -111,14 +113,33 @@ public final class Tally {
 		line.append(String.format(Locale.ROOT, "RESULT leg=%s changes=%d first_to_last_s=%.3f wall_s=%.3f", this.leg,
 				received, firstToLast, wall));
 		if (this.latencyMicros != null) {
-			long[] sorted = this.latencyMicros.clone();
-			Arrays.sort(sorted);
-			line.append(String.format(Locale.ROOT, " p50_ms=%.2f p99_ms=%.2f max_ms=%.2f",
-					percentile(sorted, 0.50) / 1e3, percentile(sorted, 0.99) / 1e3, sorted[sorted.length - 1] / 1e3));
+			line.append(latency("", this.latencyMicros.clone()));
+			// Without the first changes, which meet the JIT warming up in both the leg
+			// and
+			// the writer (and the writer's catch-up burst after it fell behind).
+			int skip = (int) Math.min(this.warmupChanges, this.latencyMicros.length - 1);
+			line.append(latency("steady_", Arrays.copyOfRange(this.latencyMicros, skip, this.latencyMicros.length)));
 		}
 		line.append(" sink=").append(this.sink & 0xFF);
 		System.out.println(line);
 		return 0;
+	}
+
+	private static String latency(String prefix, long[] micros) {
+		Arrays.sort(micros);
+		return String.format(Locale.ROOT, " %sp50_ms=%.2f %sp99_ms=%.2f %smax_ms=%.2f", prefix,
+				percentile(micros, 0.50) / 1e3, prefix, percentile(micros, 0.99) / 1e3, prefix,
+				micros[micros.length - 1] / 1e3);
+	}
+
+	/**
+	 * Sets how many of the first changes the steady-state latency leaves out.
+	 * @param changes the number of changes
+	 * @return this tally
+	 */
+	public Tally warmup(long changes) {
+		this.warmupChanges = changes;
+		return this;
 	}
 
 	private static long percentile(long[] sorted, double fraction) {

@@ -213,7 +213,7 @@ done
 : >"$WORK/latency.tsv"
 if [ "$LATENCY_SECONDS" -gt 0 ]; then
 	lat_index=0
-	for leg in core-binary spring-change debezium-connect; do
+	for leg in pgjdbc-raw core-binary spring-change debezium-connect; do
 		has_leg "$leg" || continue
 		lat_index=$((lat_index + 1))
 		slot="lat_${leg//-/_}"

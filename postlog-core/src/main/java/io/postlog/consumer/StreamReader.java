@@ -31,6 +31,9 @@ final class StreamReader implements Runnable {
 	/** The most events read ahead before they are handed over. */
 	private static final int BATCH_EVENTS = 256;
 
+	/** The longest a batch is read before it is handed over. */
+	private static final long BATCH_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+
 	private final LogicalStream stream;
 
 	private final MessageAssembler assembler;
@@ -90,8 +93,12 @@ final class StreamReader implements Runnable {
 					assemble(payload, pending);
 					// Hand over what has already arrived together: the delivery thread
 					// then wakes once per batch, not once per event. No more than the
-					// queue takes, so read-ahead stays bounded by its capacity.
+					// queue takes, so read-ahead stays bounded by its capacity, and for
+					// no longer than BATCH_NANOS, so that a steady trickle of messages
+					// is not held back until a batch fills.
+					long batchStart = System.nanoTime();
 					while (pending.size() < Math.min(BATCH_EVENTS, this.queue.remainingCapacity())
+							&& System.nanoTime() - batchStart < BATCH_NANOS
 							&& (payload = this.stream.read(Duration.ZERO)) != null) {
 						assemble(payload, pending);
 					}

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
@@ -14,17 +15,21 @@ import org.postgresql.replication.PGReplicationStream;
 
 /**
  * The JVM floor: pgjdbc's replication stream read in a loop, counting Insert, Update and
- * Delete tags and decoding nothing. Arguments: {@code url= user= slot= publication=
- * expected= timeout=600}.
+ * Delete tags and decoding nothing but the commit time of Begin messages (for the latency
+ * run). Arguments: {@code url= user= slot= publication= expected= latency=false
+ * timeout=600}.
  */
 public final class RawPgjdbcLeg {
+
+	private static final long POSTGRES_EPOCH_SECONDS = 946_684_800L;
 
 	private RawPgjdbcLeg() {
 	}
 
 	public static void main(String[] args) throws Exception {
 		long expected = Long.parseLong(Tally.arg(args, "expected", null));
-		Tally tally = new Tally("pgjdbc-raw", expected, false);
+		boolean latency = Boolean.parseBoolean(Tally.arg(args, "latency", "false"));
+		Tally tally = new Tally("pgjdbc-raw", expected, latency).warmup(Long.parseLong(Tally.arg(args, "warmup", "0")));
 		Properties properties = new Properties();
 		PGProperty.USER.set(properties, Tally.arg(args, "user", "postgres"));
 		PGProperty.REPLICATION.set(properties, "database");
@@ -45,18 +50,27 @@ public final class RawPgjdbcLeg {
 			Thread reader = new Thread(() -> read(stream, tally), "raw-reader");
 			reader.setDaemon(true);
 			reader.start();
+			Ready.signal(args);
 			int status = tally.awaitAndReport(Duration.ofNanos(timeoutNanos));
 			System.exit(status);
 		}
 	}
 
 	private static void read(PGReplicationStream stream, Tally tally) {
+		Instant commitTime = Instant.EPOCH;
 		try {
 			while (true) {
 				ByteBuffer payload = stream.read();
 				byte tag = payload.get(payload.position());
 				if (tag == 'I' || tag == 'U' || tag == 'D') {
-					tally.record(0L, tag);
+					tally.record(commitTime, tag);
+				}
+				else if (tag == 'B') {
+					// Begin: tag, final LSN, then the commit time in microseconds since
+					// 2000-01-01.
+					long micros = payload.getLong(payload.position() + 9);
+					commitTime = Instant.ofEpochSecond(POSTGRES_EPOCH_SECONDS + Math.floorDiv(micros, 1_000_000L),
+							Math.floorMod(micros, 1_000_000L) * 1_000L);
 				}
 				else if (tag == 'C') {
 					stream.setFlushedLSN(stream.getLastReceiveLSN());

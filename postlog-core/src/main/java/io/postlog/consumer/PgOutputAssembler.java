@@ -34,6 +34,12 @@ final class PgOutputAssembler implements MessageAssembler {
 
 	private int index;
 
+	/**
+	 * {@link Change#id} up to the index, the same for every change of the open
+	 * transaction.
+	 */
+	private String idPrefix = "";
+
 	PgOutputAssembler(String slotName, RowDecoder rows) {
 		this.slotName = slotName;
 		this.rows = rows;
@@ -51,6 +57,8 @@ final class PgOutputAssembler implements MessageAssembler {
 			this.open = begin;
 			this.origin = null;
 			this.index = 0;
+			this.idPrefix = Change.id(this.slotName, begin.finalLsn(), 0);
+			this.idPrefix = this.idPrefix.substring(0, this.idPrefix.length() - 1);
 			return List.of(new Event.Begin(begin.xid(), begin.finalLsn(), begin.commitTime()));
 		}
 		if (message instanceof PgOutputMessage.Commit commit) {
@@ -115,7 +123,7 @@ final class PgOutputAssembler implements MessageAssembler {
 		TableId table = this.rows.table(relationId);
 		int changeIndex = this.index++;
 		Change change = new Change(operation, table, before, after, begin.xid(), begin.finalLsn(), begin.commitTime(),
-				changeIndex, Change.id(this.slotName, begin.finalLsn(), changeIndex));
+				changeIndex, this.idPrefix + changeIndex);
 		return List.of(new Event.ChangeArrived(change));
 	}
 

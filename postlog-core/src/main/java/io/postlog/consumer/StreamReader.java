@@ -28,6 +28,12 @@ final class StreamReader implements Runnable {
 
 	private static final Duration POLL = Duration.ofMillis(100);
 
+	/** The most events read ahead before they are handed over. */
+	private static final int BATCH_EVENTS = 256;
+
+	/** The longest a batch is read before it is handed over. */
+	private static final long BATCH_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
+
 	private final LogicalStream stream;
 
 	private final MessageAssembler assembler;
@@ -67,6 +73,10 @@ final class StreamReader implements Runnable {
 			while (!this.stopRequested) {
 				applyAcknowledged();
 				if (!pending.isEmpty()) {
+					if (handOff(pending)) {
+						lastBlockedStatus = System.nanoTime();
+						continue;
+					}
 					if (this.queue.offer(pending.peek(), POLL.toMillis(), TimeUnit.MILLISECONDS)) {
 						pending.poll();
 						this.enqueued.incrementAndGet();
@@ -81,6 +91,17 @@ final class StreamReader implements Runnable {
 				ByteBuffer payload = this.stream.read(POLL);
 				if (payload != null) {
 					assemble(payload, pending);
+					// Hand over what has already arrived together: the delivery thread
+					// then wakes once per batch, not once per event. No more than the
+					// queue takes, so read-ahead stays bounded by its capacity, and for
+					// no longer than BATCH_NANOS, so that a steady trickle of messages
+					// is not held back until a batch fills.
+					long batchStart = System.nanoTime();
+					while (pending.size() < Math.min(BATCH_EVENTS, this.queue.remainingCapacity())
+							&& System.nanoTime() - batchStart < BATCH_NANOS
+							&& (payload = this.stream.read(Duration.ZERO)) != null) {
+						assemble(payload, pending);
+					}
 				}
 				if (pending.isEmpty()) {
 					acknowledgeIdle();
@@ -98,6 +119,19 @@ final class StreamReader implements Runnable {
 		finally {
 			closeQuietly();
 		}
+	}
+
+	/**
+	 * Moves as many pending events to the queue as fit without waiting.
+	 * @return whether all of them fitted
+	 */
+	private boolean handOff(Deque<Event> pending) {
+		Event event;
+		while ((event = pending.peek()) != null && this.queue.offer(event)) {
+			pending.poll();
+			this.enqueued.incrementAndGet();
+		}
+		return pending.isEmpty();
 	}
 
 	private void assemble(ByteBuffer payload, Deque<Event> pending) {

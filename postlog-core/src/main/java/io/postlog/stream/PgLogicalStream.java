@@ -29,11 +29,14 @@ import org.slf4j.LoggerFactory;
  * it; pgjdbc 42.7.11 to 42.7.13 are also reported to lose the COPY when its
  * status-interval socket timeout fires on an idle slot ("Tried to write to an inactive
  * copy operation"; this did not reproduce in postlog's own runs of 42.7.11 and 42.7.14).
- * An empty {@code readPending()} itself waits up to 1 ms in the socket. While messages
- * flow (within {@link #BUSY_WINDOW_NANOS} of the last one) the stream polls again at
- * once; after that the park doubles from 1 ms up to {@link #MAX_PARK_NANOS}, so an idle
- * stream wakes about fifty times a second (a few per cent of one core) and the first
- * commit after a quiet spell is read at most about 20 ms later.
+ * An empty {@code readPending()} waits up to 1 ms in the socket at most once a second;
+ * otherwise it only asks the socket how many bytes it holds. While messages flow (within
+ * {@link #BUSY_WINDOW_NANOS} of the last one) the stream parks {@link #BUSY_PARK_NANOS}
+ * between empty polls, which lets the socket fill (so the next read gets a full buffer)
+ * instead of spinning a core against the walsender; after that the park doubles from 1 ms
+ * up to {@link #MAX_PARK_NANOS}, so an idle stream wakes about fifty times a second (a
+ * few per cent of one core) and the first commit after a quiet spell is read at most
+ * about 20 ms later.
  * <p>
  * <b>Status updates.</b> pgjdbc sends a standby status update from inside
  * {@code readPending()} whenever the status interval has passed. When the owner does not
@@ -52,6 +55,13 @@ final class PgLogicalStream implements LogicalStream {
 	static final long BUSY_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
 	static final long MAX_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+	/**
+	 * The park between empty polls while messages flow. pgjdbc's {@code readPending()}
+	 * only asks the socket how many bytes it holds, so polling again at once would spin a
+	 * core against the walsender.
+	 */
+	static final long BUSY_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
 	private static final long MIN_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -122,6 +132,9 @@ final class PgLogicalStream implements LogicalStream {
 			if (now - this.lastMessageNanos >= BUSY_WINDOW_NANOS) {
 				LockSupport.parkNanos(Math.min(remaining, park));
 				park = Math.min(MAX_PARK_NANOS, park * 2);
+			}
+			else {
+				LockSupport.parkNanos(Math.min(remaining, BUSY_PARK_NANOS));
 			}
 		}
 	}

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""Turns run-e2e.sh's measurements into benchmarks/RESULTS.md (printed to stdout)."""
+import datetime
+import os
+import statistics
+import sys
+
+results_tsv, latency_tsv, footprint_tsv = sys.argv[1:4]
+env = os.environ
+expected = int(env['EXPECTED'])
+
+
+def rows(path):
+    with open(path) as f:
+        return [line.rstrip('\n').split('\t') for line in f if line.strip()]
+
+
+runs = {}
+for leg, run, changes, f2l, wall, cpu, rss in rows(results_tsv):
+    runs.setdefault(leg, []).append(dict(f2l=float(f2l), wall=float(wall), cpu=float(cpu), rss=int(rss)))
+
+floor = None
+if 'recvlogical' in runs:
+    floor = statistics.median(expected / r['f2l'] for r in runs['recvlogical'])
+
+out = []
+w = out.append
+w('# postlog end-to-end benchmark results')
+w('')
+w(f'Generated {datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")} by `{env["COMMAND"]}`.')
+w('')
+w('## Machine')
+w('')
+w(f'- CPU: {env["CPU_MODEL"]}, `nproc` = {env["NPROC"]}, memory {env["MEMORY"]} (`free -h`)')
+w(f'- Java: {env["JAVA_VERSION"].strip()}')
+w(f'- PostgreSQL: {env["PG_VERSION"]}')
+w(f'- Load average (1, 5, 15 min) before the run: {env["LOAD_BEFORE"]}; after: {env["LOAD_AFTER"]}')
+load1 = float(env['LOAD_BEFORE'].split()[0])
+if load1 >= 1.5:
+    w(f'- **The machine was loaded** (1-minute load {load1} at the start, other work was running on its 2 cores): '
+      'absolute numbers are low and noisy; the ratios are more telling than the rates.')
+w('')
+w('## Throughput')
+w('')
+w(f'Workload: {int(env["ROWS"]):,} inserts, then {int(env["ROWS"]) // 5:,} updates and {int(env["ROWS"]) // 10:,} deletes '
+  f'in 1,000-row transactions: {expected:,} changes, {int(env["WAL_BYTES"]) / 1048576:.0f} MiB of WAL. Every leg read '
+  f'the same WAL from its own slot, {env["RUNS"]} run(s) each; every leg checked it received exactly {expected:,} changes.')
+w('')
+w('| leg | changes/s first→last (best) | (median) | changes/s wall incl. start-up (median) | × pg_recvlogical (median) '
+  '| client CPU s (median) | CPU µs/change | peak RSS MB (median) |')
+w('|---|---:|---:|---:|---:|---:|---:|---:|')
+for leg, measured in runs.items():
+    rates = [expected / r['f2l'] for r in measured]
+    walls = [expected / r['wall'] for r in measured]
+    cpu = statistics.median(r['cpu'] for r in measured)
+    rss = statistics.median(r['rss'] for r in measured) / 1024
+    ratio = f'{statistics.median(rates) / floor:.2f}×' if floor else 'n/a'
+    w(f'| {leg} | {max(rates):,.0f} | {statistics.median(rates):,.0f} | {statistics.median(walls):,.0f} | {ratio} '
+      f'| {cpu:.1f} | {cpu * 1e6 / expected:.2f} | {rss:,.0f} |')
+w('')
+w('- *first→last*: from the first change the listener saw to the last (for `pg_recvlogical`, which cannot count, '
+  'its whole run: it has no start-up to speak of). *wall*: from process start (JVM start) to the last change.')
+w('- *× pg_recvlogical*: the leg\'s median first→last rate over pg_recvlogical\'s median rate, the walsender floor.')
+w('- *client CPU*: user + system seconds of the client process for the whole run, start-up included '
+  '(`/usr/bin/time -v`); *µs/change* divides it by the changes. *peak RSS*: "Maximum resident set size", default JVM flags.')
+w('')
+
+lat = rows(latency_tsv)
+if lat:
+    w('## Latency')
+    w('')
+    w(f'A writer commits {env["RATE"]} single-row INSERT transactions per second for {env["LATENCY_SECONDS"]} s '
+      f'({env["WRITER_CONNECTIONS"]} connections, each paced to its share); the listener measures commit time '
+      '(`Change.commitTime()`, Debezium\'s `source.ts_us`) to its own invocation, for every change.')
+    w('')
+    warm = env['LATENCY_WARMUP']
+    w(f'| leg | changes | p50 ms | p99 ms | max ms | after the first {warm} s: p50 ms | p99 ms | max ms '
+      '| writer tx/s achieved | writer max lag behind schedule ms |')
+    w('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    for leg, total, p50, p99, mx, achieved, behind, sp50, sp99, smax in lat:
+        w(f'| {leg} | {int(total):,} | {p50} | {p99} | {mx} | {sp50} | {sp99} | {smax} | {float(achieved):,.0f} | {behind} |')
+    w('')
+
+fp = rows(footprint_tsv)
+if fp:
+    w('## Footprint')
+    w('')
+    w('Jars added to a plain Boot application (spring-boot-starter, spring-boot-starter-jdbc and the PostgreSQL '
+      'driver, versions from the Boot BOM), from `dependency:build-classpath` of each:')
+    w('')
+    for label, count, size, jars in fp:
+        w(f'- **{label}**: {count} jars, {int(size) / 1048576:.1f} MB ({jars.replace(" ", ", ")})'
+          if int(count) <= 12 else f'- **{label}**: {count} jars, {int(size) / 1048576:.1f} MB')
+    w('')
+
+print('\n'.join(out))

@@ -1,0 +1,310 @@
+#!/usr/bin/env bash
+# End-to-end benchmark of postlog against pg_recvlogical, raw pgjdbc and Debezium embedded.
+# Starts its own PostgreSQL 15 (Debian's postgresql-15) on a loopback port in a temp dir,
+# writes one workload, reads it back through every leg from its own slot, runs a latency
+# test, and writes benchmarks/RESULTS.md. See benchmarks/README.md.
+#
+#   benchmarks/run-e2e.sh [--rows N] [--runs K] [--legs a,b,c] [--latency-seconds S]
+#                         [--rate TX_PER_S] [--no-footprint] [--out FILE]
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,spring-change,spring-record,debezium-connect,debezium-json
+ROWS=1000000
+RUNS=3
+LEGS=$ALL_LEGS
+LATENCY_SECONDS=60
+RATE=5000
+WRITER_CONNECTIONS=4
+# Seconds at the start of the latency run that the steady-state percentiles leave out.
+LATENCY_WARMUP=10
+FOOTPRINT=1
+OUT=$ROOT/benchmarks/RESULTS.md
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+		--rows) ROWS=$2; shift 2 ;;
+		--runs) RUNS=$2; shift 2 ;;
+		--legs) LEGS=$2; shift 2 ;;
+		--latency-seconds) LATENCY_SECONDS=$2; shift 2 ;;
+		--rate) RATE=$2; shift 2 ;;
+		--no-footprint) FOOTPRINT=0; shift ;;
+		--out) OUT=$2; shift 2 ;;
+		-h|--help) sed -n 2,8p "$0"; exit 0 ;;
+		*) echo "unknown argument: $1" >&2; exit 2 ;;
+	esac
+done
+
+die() { echo "run-e2e: $*" >&2; exit 1; }
+log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+[ $((ROWS % 10000)) -eq 0 ] && [ "$ROWS" -gt 0 ] || die "--rows must be a positive multiple of 10000"
+[ "$RUNS" -ge 1 ] || die "--runs must be at least 1"
+IFS=, read -r -a LEG_LIST <<<"$LEGS"
+for leg in "${LEG_LIST[@]}"; do
+	case ",$ALL_LEGS," in *",$leg,"*) ;; *) die "unknown leg '$leg' (known: $ALL_LEGS)" ;; esac
+done
+has_leg() { case ",$LEGS," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+[ -x "$PGBIN/initdb" ] || die "no $PGBIN/initdb: apt-get install -y postgresql-15"
+[ -x /usr/bin/time ] || die "no /usr/bin/time: apt-get install -y time"
+command -v python3 >/dev/null || die "python3 is needed for the report"
+command -v psql >/dev/null || die "no psql: apt-get install -y postgresql-client-15"
+
+EXPECTED=$((ROWS + ROWS / 5 + ROWS / 10))
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --- PostgreSQL ---------------------------------------------------------------------------
+WORK=$(mktemp -d /tmp/postlog-e2e.XXXXXX)
+chmod 755 "$WORK"
+mkdir -p "$WORK/pg" "$WORK/legs"
+as_postgres() {
+	if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+[ "$(id -u)" -eq 0 ] && chown postgres "$WORK/pg"
+PORT=55432
+while (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; do PORT=$((PORT + 1)); done
+
+cleanup() {
+	status=$?
+	jobs -p | xargs -r kill 2>/dev/null || true
+	as_postgres "$PGBIN/pg_ctl" -D "$WORK/pg/data" -m immediate stop >/dev/null 2>&1 || true
+	mkdir -p "$ROOT/benchmarks/target/e2e-logs"
+	cp -r "$WORK/legs/." "$ROOT/benchmarks/target/e2e-logs/" 2>/dev/null || true
+	cp "$WORK/pg/log" "$ROOT/benchmarks/target/e2e-logs/postgres.log" 2>/dev/null || true
+	rm -rf "$WORK"
+	exit $status
+}
+trap cleanup EXIT INT TERM
+
+log "initdb and start PostgreSQL on 127.0.0.1:$PORT ($WORK)"
+as_postgres "$PGBIN/initdb" -D "$WORK/pg/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
+# fsync off: a throwaway server on a shared disk; commits still go through the WAL flush
+# path, so walsenders see them as soon as they are written (synchronous_commit stays on).
+as_postgres "$PGBIN/pg_ctl" -D "$WORK/pg/data" -l "$WORK/pg/log" -w -t 60 -o "-p $PORT \
+	-c listen_addresses=127.0.0.1 -c unix_socket_directories=$WORK/pg -c wal_level=logical \
+	-c max_replication_slots=100 -c max_wal_senders=20 -c fsync=off -c full_page_writes=off \
+	-c shared_buffers=512MB -c max_wal_size=16GB -c checkpoint_timeout=1h -c wal_sender_timeout=5min" \
+	start >/dev/null
+PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U postgres)
+"${PSQL[@]}" -d postgres -c "CREATE DATABASE bench"
+PSQL+=(-d bench)
+sql() { "${PSQL[@]}" -tA -c "$1"; }
+URL="jdbc:postgresql://127.0.0.1:$PORT/bench"
+PG_VERSION=$(sql "SELECT version()")
+
+sql "CREATE TABLE bench_rows(id bigint PRIMARY KEY, a int, b text, c timestamptz, d numeric(12,2), e jsonb)"
+sql "CREATE PUBLICATION bench_pub FOR TABLE bench_rows"
+
+# --- build --------------------------------------------------------------------------------
+PROFILE=()
+if has_leg debezium-connect || has_leg debezium-json || [ "$FOOTPRINT" -eq 1 ]; then PROFILE=(-Pdebezium); fi
+log "build (./mvnw -pl benchmarks -am ${PROFILE[*]} package)"
+(cd "$ROOT" && ./mvnw -q -B -pl benchmarks -am "${PROFILE[@]}" package -DskipTests -Dspring-javaformat.skip=true \
+	dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime) \
+	>"$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; die "build failed"; }
+CP="$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")"
+# E2E_JAVA_OPTS: extra JVM flags for the Java legs, e.g. -XX:StartFlightRecording=filename=/tmp/%p.jfr
+read -r -a JAVA_OPTS <<<"${E2E_JAVA_OPTS:-}"
+JAVA=(java "${JAVA_OPTS[@]}" -cp "$CP")
+
+# --- workload -----------------------------------------------------------------------------
+slot_name() { echo "s_${1//-/_}_$2"; }
+log "create $((RUNS * ${#LEG_LIST[@]})) slots"
+for run in $(seq 1 "$RUNS"); do
+	for leg in "${LEG_LIST[@]}"; do
+		sql "SELECT 1 FROM pg_create_logical_replication_slot('$(slot_name "$leg" "$run")', 'pgoutput')" >/dev/null
+	done
+done
+sql "SELECT 1 FROM pg_create_logical_replication_slot('s_check', 'pgoutput')" >/dev/null
+
+log "write $ROWS inserts, $((ROWS / 5)) updates, $((ROWS / 10)) deletes in 1000-row transactions"
+{
+	for ((lo = 1; lo <= ROWS; lo += 1000)); do
+		echo "INSERT INTO bench_rows SELECT g, (g % 100000)::int, 'row ' || g || ' please deliver to the back door',"\
+			"timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second', ((g % 1000000) / 100.0)::numeric(12,2),"\
+			"jsonb_build_object('qty', g % 10, 'sku', 'A-' || g) FROM generate_series($lo, $((lo + 999))) g;"
+	done
+	for ((lo = 1; lo <= ROWS / 5; lo += 1000)); do
+		echo "UPDATE bench_rows SET a = a + 1, b = b || ' (updated)' WHERE id BETWEEN $lo AND $((lo + 999));"
+	done
+	for ((lo = ROWS - ROWS / 10 + 1; lo <= ROWS; lo += 1000)); do
+		echo "DELETE FROM bench_rows WHERE id BETWEEN $lo AND $((lo + 999));"
+	done
+} >"$WORK/workload.sql"
+write_start=$(date +%s.%N)
+"${PSQL[@]}" -f "$WORK/workload.sql"
+write_end=$(date +%s.%N)
+END_LSN=$(sql "SELECT pg_current_wal_lsn()")
+WAL_BYTES=$(sql "SELECT pg_current_wal_lsn() - confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = 's_check'")
+log "written in $(python3 -c "print(round($write_end - $write_start, 1))") s; WAL to decode: $((WAL_BYTES / 1048576)) MiB"
+
+# The WAL must hold exactly the expected changes as pgoutput sends them; the last commit's
+# position is where pg_recvlogical stops.
+read -r WAL_CHANGES LAST_LSN < <(sql "SELECT count(*) FILTER (WHERE get_byte(data, 0) IN (73, 85, 68)), max(lsn)
+	FROM pg_logical_slot_peek_binary_changes('s_check', '$END_LSN', NULL,
+	'proto_version', '1', 'publication_names', 'bench_pub')" | tr '|' ' ')
+sql "SELECT 1 FROM pg_drop_replication_slot('s_check')" >/dev/null
+[ "$WAL_CHANGES" -eq "$EXPECTED" ] || die "the WAL holds $WAL_CHANGES changes, expected $EXPECTED"
+log "WAL holds $WAL_CHANGES changes, last commit at $LAST_LSN"
+
+# --- legs ---------------------------------------------------------------------------------
+leg_command() { # leg slot expected latency ready
+	local leg=$1 slot=$2 expected=$3 latency=$4 ready=$5
+	local common=(url="$URL" user=postgres slot="$slot" publication=bench_pub expected="$expected"
+		latency="$latency" ready="$ready" timeout=900)
+	case "$leg" in
+		recvlogical) echo "$PGBIN/pg_recvlogical" -h 127.0.0.1 -p "$PORT" -U postgres -d bench --slot "$slot" --start \
+			-o proto_version=1 -o publication_names=bench_pub --endpos "$LAST_LSN" --no-loop -f /dev/null ;;
+		pgjdbc-raw) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.RawPgjdbcLeg "${common[@]}" ;;
+		core-binary) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=true ;;
+		core-text) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=false ;;
+		spring-change) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=change ;;
+		spring-record) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=record ;;
+		debezium-connect | debezium-json) echo "${JAVA[@]}" io.postlog.benchmarks.debezium.DebeziumLeg "${common[@]}" \
+			host=127.0.0.1 port="$PORT" database=bench format="${leg#debezium-}" leg="$leg" ;;
+	esac
+}
+
+# Appends one line to results.tsv: leg run changes first_to_last_s wall_s cpu_s rss_kb
+run_leg() {
+	local leg=$1 run=$2 slot
+	slot=$(slot_name "$leg" "$run")
+	local out="$WORK/legs/$leg-$run.log" timing="$WORK/legs/$leg-$run.time"
+	local cmd
+	read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$EXPECTED" false "")"
+	local start end
+	start=$(date +%s.%N)
+	/usr/bin/time -v -o "$timing" "${cmd[@]}" >"$out" 2>&1 || { tail -20 "$out" >&2; die "leg $leg (run $run) failed"; }
+	end=$(date +%s.%N)
+	local cpu rss
+	cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$timing")
+	rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$timing")
+	local changes f2l wall
+	if [ "$leg" = recvlogical ]; then
+		# pg_recvlogical decodes nothing it could count: it must have confirmed the last commit.
+		local confirmed
+		confirmed=$(sql "SELECT confirmed_flush_lsn >= '$LAST_LSN' FROM pg_replication_slots WHERE slot_name = '$slot'")
+		[ "$confirmed" = t ] || die "pg_recvlogical (run $run) stopped before the last commit"
+		changes=$EXPECTED
+		wall=$(python3 -c "print(round($end - $start, 3))")
+		f2l=$wall
+	else
+		local line
+		line=$(grep '^RESULT ' "$out" || true)
+		[ -n "$line" ] || { tail -20 "$out" >&2; die "leg $leg (run $run) printed no RESULT"; }
+		changes=$(sed -n 's/.* changes=\([0-9]*\).*/\1/p' <<<"$line")
+		f2l=$(sed -n 's/.* first_to_last_s=\([0-9.]*\).*/\1/p' <<<"$line")
+		wall=$(sed -n 's/.* wall_s=\([0-9.]*\).*/\1/p' <<<"$line")
+		[ "$changes" -eq "$EXPECTED" ] || die "leg $leg (run $run) received $changes changes, expected $EXPECTED"
+	fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$run" "$changes" "$f2l" "$wall" "$cpu" "$rss" >>"$WORK/results.tsv"
+	log "$leg run $run: $changes changes, $f2l s first to last, $wall s wall, $cpu s CPU, $((rss / 1024)) MB RSS"
+}
+
+: >"$WORK/results.tsv"
+for run in $(seq 1 "$RUNS"); do
+	for leg in "${LEG_LIST[@]}"; do
+		run_leg "$leg" "$run"
+	done
+done
+
+# --- latency ------------------------------------------------------------------------------
+: >"$WORK/latency.tsv"
+if [ "$LATENCY_SECONDS" -gt 0 ]; then
+	lat_index=0
+	for leg in pgjdbc-raw core-binary spring-change debezium-connect; do
+		has_leg "$leg" || continue
+		lat_index=$((lat_index + 1))
+		slot="lat_${leg//-/_}"
+		sql "SELECT 1 FROM pg_create_logical_replication_slot('$slot', 'pgoutput')" >/dev/null
+		total=$((RATE * LATENCY_SECONDS))
+		ready="$WORK/legs/$leg-latency.ready"
+		read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$total" true "$ready") warmup=$((RATE * LATENCY_WARMUP))"
+		"${cmd[@]}" >"$WORK/legs/$leg-latency.log" 2>&1 &
+		pid=$!
+		for _ in $(seq 1 240); do [ -f "$ready" ] || ! kill -0 "$pid" 2>/dev/null && break; sleep 0.5; done
+		[ -f "$ready" ] || { tail -20 "$WORK/legs/$leg-latency.log" >&2; die "leg $leg did not start"; }
+		sleep 2
+		log "latency: $leg, $RATE single-row transactions/s for $LATENCY_SECONDS s"
+		"${JAVA[@]}" io.postlog.benchmarks.e2e.LatencyWriter url="$URL" user=postgres rate="$RATE" \
+			seconds="$LATENCY_SECONDS" connections="$WRITER_CONNECTIONS" firstId=$((100000000 * lat_index)) \
+			>"$WORK/legs/$leg-latency-writer.log" 2>&1 || { cat "$WORK/legs/$leg-latency-writer.log" >&2; die "writer failed"; }
+		wait "$pid" || { tail -20 "$WORK/legs/$leg-latency.log" >&2; die "latency leg $leg failed"; }
+		line=$(grep '^RESULT ' "$WORK/legs/$leg-latency.log")
+		writer=$(grep '^WRITER ' "$WORK/legs/$leg-latency-writer.log")
+		p50=$(sed -n 's/.* p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+		p99=$(sed -n 's/.* p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+		max=$(sed -n 's/.* max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+		achieved=$(sed -n 's/.* rate=\([0-9.]*\).*/\1/p' <<<"$writer")
+		behind=$(sed -n 's/.* max_behind_ms=\([0-9.]*\).*/\1/p' <<<"$writer")
+		sp50=$(sed -n 's/.* steady_p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+		sp99=$(sed -n 's/.* steady_p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+		smax=$(sed -n 's/.* steady_max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$total" "$p50" "$p99" "$max" "$achieved" "$behind" \
+			"$sp50" "$sp99" "$smax" >>"$WORK/latency.tsv"
+		log "latency $leg: p50 $p50 ms, p99 $p99 ms, max $max ms (writer $achieved tx/s)"
+		sql "SELECT 1 FROM pg_drop_replication_slot('$slot')" >/dev/null
+	done
+fi
+
+# --- footprint ----------------------------------------------------------------------------
+: >"$WORK/footprint.tsv"
+if [ "$FOOTPRINT" -eq 1 ]; then
+	log "footprint"
+	boot_version=$(sed -n 's:.*<spring-boot.version>\(.*\)</spring-boot.version>.*:\1:p' "$ROOT/pom.xml")
+	dbz_version=$(sed -n 's:.*<debezium.version>\(.*\)</debezium.version>.*:\1:p' "$ROOT/benchmarks/pom.xml")
+	footprint_pom() { # dir extra-dependencies
+		mkdir -p "$1"
+		cat >"$1/pom.xml" <<EOF
+<project xmlns="http://maven.apache.org/POM/4.0.0"><modelVersion>4.0.0</modelVersion>
+<groupId>footprint</groupId><artifactId>$(basename "$1")</artifactId><version>1</version>
+<dependencyManagement><dependencies><dependency><groupId>org.springframework.boot</groupId>
+<artifactId>spring-boot-dependencies</artifactId><version>$boot_version</version><type>pom</type><scope>import</scope>
+</dependency></dependencies></dependencyManagement>
+<dependencies>
+<dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter</artifactId></dependency>
+<dependency><groupId>org.springframework.boot</groupId><artifactId>spring-boot-starter-jdbc</artifactId></dependency>
+<dependency><groupId>org.postgresql</groupId><artifactId>postgresql</artifactId></dependency>
+$2
+</dependencies></project>
+EOF
+		(cd "$ROOT" && ./mvnw -q -B -f "$1/pom.xml" dependency:build-classpath -Dmdep.outputFile="$1/cp.txt" \
+			-DincludeScope=runtime) >"$1/build.log" 2>&1 || { cat "$1/build.log" >&2; die "footprint build failed"; }
+	}
+	footprint_pom "$WORK/fp/base" ""
+	footprint_pom "$WORK/fp/debezium" "<dependency><groupId>io.debezium</groupId><artifactId>debezium-embedded</artifactId><version>$dbz_version</version></dependency>
+<dependency><groupId>io.debezium</groupId><artifactId>debezium-connector-postgres</artifactId><version>$dbz_version</version></dependency>"
+	python3 - "$WORK/fp/base/cp.txt" "$ROOT/postlog-spring-boot-starter/target/classpath.txt" \
+		"$ROOT/postlog-spring-boot-starter/target" "$WORK/fp/debezium/cp.txt" "$WORK/footprint.tsv" <<'EOF'
+import glob, os, sys
+base_cp, starter_cp, starter_target, dbz_cp, out = sys.argv[1:]
+def entries(path):
+    return [p for p in open(path).read().strip().split(os.pathsep) if p]
+def name(p):
+    # artifact directory in the local repository (group/artifact), version-free
+    parts = p.split(os.sep)
+    return os.sep.join(parts[-4:-2]) if p.endswith('.jar') and '/.m2/' in p else p
+base = {name(p) for p in entries(base_cp)}
+starter = entries(starter_cp) + glob.glob(os.path.join(starter_target, 'postlog-spring-boot-starter-*.jar'))
+def added(cp):
+    jars = [p for p in cp if name(p) not in base]
+    return len(jars), sum(os.path.getsize(p) for p in jars if os.path.isfile(p)), sorted(os.path.basename(p) for p in jars)
+with open(out, 'w') as f:
+    for label, cp in (('postlog-spring-boot-starter', starter), ('debezium-embedded + debezium-connector-postgres', entries(dbz_cp))):
+        count, size, jars = added(cp)
+        f.write(f"{label}\t{count}\t{size}\t{' '.join(jars)}\n")
+EOF
+fi
+
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# --- report -------------------------------------------------------------------------------
+export ROWS RUNS EXPECTED LEGS LATENCY_SECONDS LATENCY_WARMUP RATE WRITER_CONNECTIONS LOAD_BEFORE LOAD_AFTER PG_VERSION WAL_BYTES
+export JAVA_VERSION="$(java -version 2>&1 | head -2 | tr '\n' ' ')"
+export CPU_MODEL="$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
+export NPROC="$(nproc)" MEMORY="$(free -h | awk '/^Mem:/ { print $2 }')"
+export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE"
+python3 "$ROOT/benchmarks/e2e-report.py" "$WORK/results.tsv" "$WORK/latency.tsv" "$WORK/footprint.tsv" >"$OUT"
+log "wrote $OUT"
+cat "$OUT"

@@ -1,0 +1,169 @@
+package io.postlog.benchmarks.e2e;
+
+import java.lang.management.ManagementFactory;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Counts the changes a leg receives, times the first and the last, and, in latency mode,
+ * keeps each change's commit-to-invocation delay. {@link #record} is called by one thread
+ * (the leg's listener); {@link #awaitAndReport} by another.
+ */
+public final class Tally {
+
+	private static final Clock CLOCK = Clock.systemUTC();
+
+	private final String leg;
+
+	private final long expected;
+
+	private final long @org.jspecify.annotations.Nullable [] latencyMicros;
+
+	private final CountDownLatch done = new CountDownLatch(1);
+
+	private volatile long count;
+
+	private volatile long firstNanos;
+
+	private volatile long lastNanos;
+
+	private volatile long lastEpochMillis;
+
+	private long sink;
+
+	private long warmupChanges;
+
+	/**
+	 * Creates a tally.
+	 * @param leg the leg's name, printed in the result
+	 * @param expected how many changes the leg must receive
+	 * @param latency whether to keep commit-to-invocation delays
+	 */
+	public Tally(String leg, long expected, boolean latency) {
+		this.leg = leg;
+		this.expected = expected;
+		this.latencyMicros = latency ? new long[(int) expected] : null;
+	}
+
+	/**
+	 * Records one change.
+	 * @param commitTime its transaction's commit time, for latency mode
+	 * @param touched a value derived from every column, so the work is not optimised away
+	 */
+	public void record(Instant commitTime, long touched) {
+		long latency = 0;
+		if (this.latencyMicros != null) {
+			Instant now = CLOCK.instant();
+			latency = (now.getEpochSecond() - commitTime.getEpochSecond()) * 1_000_000L
+					+ (now.getNano() - commitTime.getNano()) / 1_000;
+		}
+		record(latency, touched);
+	}
+
+	/**
+	 * Records one change whose latency is already known.
+	 * @param latencyMicros commit-to-invocation delay in microseconds (ignored outside
+	 * latency mode)
+	 * @param touched a value derived from every column
+	 */
+	public void record(long latencyMicros, long touched) {
+		long n = this.count;
+		long now = System.nanoTime();
+		if (n == 0) {
+			this.firstNanos = now;
+		}
+		if (this.latencyMicros != null && n < this.latencyMicros.length) {
+			this.latencyMicros[(int) n] = latencyMicros;
+		}
+		this.sink += touched;
+		this.lastNanos = now;
+		this.count = n + 1;
+		if (n + 1 == this.expected) {
+			this.lastEpochMillis = System.currentTimeMillis();
+			this.done.countDown();
+		}
+	}
+
+	/**
+	 * Waits for the expected number of changes, then one more second to catch extra ones,
+	 * and prints the {@code RESULT} line.
+	 * @param timeout how long to wait
+	 * @return the process exit status: 0, or 1 when the count is wrong
+	 * @throws InterruptedException if interrupted
+	 */
+	public int awaitAndReport(Duration timeout) throws InterruptedException {
+		boolean reached = this.done.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+		if (reached) {
+			Thread.sleep(1000);
+		}
+		long received = this.count;
+		if (received != this.expected) {
+			System.out.println("FAILED leg=" + this.leg + " expected=" + this.expected + " received=" + received
+					+ (reached ? " (more than expected)" : " (timed out after " + timeout.toSeconds() + " s)"));
+			return 1;
+		}
+		double firstToLast = (this.lastNanos - this.firstNanos) / 1e9;
+		double wall = (this.lastEpochMillis - ManagementFactory.getRuntimeMXBean().getStartTime()) / 1e3;
+		StringBuilder line = new StringBuilder();
+		line.append(String.format(Locale.ROOT, "RESULT leg=%s changes=%d first_to_last_s=%.3f wall_s=%.3f", this.leg,
+				received, firstToLast, wall));
+		if (this.latencyMicros != null) {
+			line.append(latency("", this.latencyMicros.clone()));
+			// Without the first changes, which meet the JIT warming up in both the leg
+			// and
+			// the writer (and the writer's catch-up burst after it fell behind).
+			int skip = (int) Math.min(this.warmupChanges, this.latencyMicros.length - 1);
+			line.append(latency("steady_", Arrays.copyOfRange(this.latencyMicros, skip, this.latencyMicros.length)));
+		}
+		line.append(" sink=").append(this.sink & 0xFF);
+		System.out.println(line);
+		return 0;
+	}
+
+	private static String latency(String prefix, long[] micros) {
+		Arrays.sort(micros);
+		return String.format(Locale.ROOT, " %sp50_ms=%.2f %sp99_ms=%.2f %smax_ms=%.2f", prefix,
+				percentile(micros, 0.50) / 1e3, prefix, percentile(micros, 0.99) / 1e3, prefix,
+				micros[micros.length - 1] / 1e3);
+	}
+
+	/**
+	 * Sets how many of the first changes the steady-state latency leaves out.
+	 * @param changes the number of changes
+	 * @return this tally
+	 */
+	public Tally warmup(long changes) {
+		this.warmupChanges = changes;
+		return this;
+	}
+
+	private static long percentile(long[] sorted, double fraction) {
+		int index = (int) Math.ceil(fraction * sorted.length) - 1;
+		return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+	}
+
+	/**
+	 * Parses the common arguments: {@code key=value} pairs.
+	 * @param args the arguments
+	 * @param key the key
+	 * @param fallback the value when absent, or {@code null} to require it
+	 * @return the value
+	 */
+	public static String arg(String[] args, String key, @org.jspecify.annotations.Nullable String fallback) {
+		for (String arg : args) {
+			if (arg.startsWith(key + "=")) {
+				return arg.substring(key.length() + 1);
+			}
+		}
+		if (fallback == null) {
+			throw new IllegalArgumentException("Missing argument " + key + "=...");
+		}
+		return fallback;
+	}
+
+}

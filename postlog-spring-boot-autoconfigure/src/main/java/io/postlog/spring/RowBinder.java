@@ -2,6 +2,7 @@ package io.postlog.spring;
 
 import java.lang.reflect.Constructor;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.postlog.PostlogException;
@@ -18,6 +19,7 @@ import org.springframework.core.MethodParameter;
 import org.springframework.core.convert.ConversionException;
 import org.springframework.core.convert.ConversionService;
 import org.springframework.core.convert.TypeDescriptor;
+import org.springframework.util.ClassUtils;
 
 /**
  * Binds a {@link Row} to a record or JavaBean by column name, {@code snake_case} columns
@@ -33,12 +35,25 @@ final class RowBinder {
 
 	private final String[] parameterNames;
 
+	private final TypeDescriptor[] parameterTypes;
+
 	private final ConversionService conversionService;
+
+	/**
+	 * The columns of the last row bound and, per constructor parameter, the column it
+	 * takes: rows of one table share their column list, so this is worked out once per
+	 * table rather than once per row.
+	 */
+	private volatile @Nullable ColumnMapping mapping;
 
 	RowBinder(Class<?> type, ConversionService conversionService) {
 		this.type = type;
 		this.constructor = BeanUtils.getResolvableConstructor(type);
 		this.parameterNames = BeanUtils.getParameterNames(this.constructor);
+		this.parameterTypes = new TypeDescriptor[this.parameterNames.length];
+		for (int i = 0; i < this.parameterTypes.length; i++) {
+			this.parameterTypes[i] = new TypeDescriptor(MethodParameter.forExecutable(this.constructor, i));
+		}
 		this.conversionService = conversionService;
 	}
 
@@ -67,43 +82,67 @@ final class RowBinder {
 	}
 
 	private Object bindConstructor(Row row, TableId table) {
-		Map<String, String> columnsByName = new HashMap<>();
-		for (String column : row.columns()) {
-			columnsByName.putIfAbsent(camelCase(column), column);
-			columnsByName.put(column, column);
-		}
+		@Nullable String[] columns = columnsFor(row);
 		@Nullable Object[] args = new Object[this.parameterNames.length];
 		for (int i = 0; i < args.length; i++) {
-			String name = this.parameterNames[i];
-			String column = columnsByName.get(name);
+			String column = columns[i];
 			Object value = (column != null) ? row.get(column) : null;
-			MethodParameter parameter = MethodParameter.forExecutable(this.constructor, i);
+			TypeDescriptor parameterType = this.parameterTypes[i];
 			if (value == UnchangedToast.INSTANCE) {
 				value = null;
 			}
 			if (value == null) {
-				if (parameter.getParameterType().isPrimitive()) {
-					throw new PostlogException("Cannot bind "
-							+ table + " to " + this.type.getName() + ": " + ((column != null)
-									? "column '" + column + "' is null or unchanged" : "no column for '" + name + "'")
+				if (parameterType.isPrimitive()) {
+					throw new PostlogException("Cannot bind " + table + " to " + this.type.getName() + ": "
+							+ ((column != null) ? "column '" + column + "' is null or unchanged"
+									: "no column for '" + this.parameterNames[i] + "'")
 							+ " but the parameter is primitive");
 				}
 				continue;
 			}
+			// Values that already fit need no conversion; collections still go through
+			// it, so
+			// their elements are converted to the parameter's element type.
+			if (!parameterType.isCollection() && !parameterType.isMap()
+					&& ClassUtils.isAssignableValue(parameterType.getType(), value)) {
+				args[i] = value;
+				continue;
+			}
 			try {
-				args[i] = this.conversionService.convert(value, TypeDescriptor.forObject(value),
-						new TypeDescriptor(parameter));
+				args[i] = this.conversionService.convert(value, TypeDescriptor.forObject(value), parameterType);
 			}
 			catch (ConversionException ex) {
-				throw failure(column, table, name, ex);
+				throw failure(column, table, this.parameterNames[i], ex);
 			}
 		}
 		return BeanUtils.instantiateClass(this.constructor, args);
 	}
 
+	private @Nullable String[] columnsFor(Row row) {
+		List<String> columns = row.columns();
+		ColumnMapping mapping = this.mapping;
+		if (mapping == null || mapping.columns() != columns) {
+			Map<String, String> columnsByName = new HashMap<>();
+			for (String column : columns) {
+				columnsByName.putIfAbsent(camelCase(column), column);
+				columnsByName.put(column, column);
+			}
+			@Nullable String[] parameterColumns = new String[this.parameterNames.length];
+			for (int i = 0; i < parameterColumns.length; i++) {
+				parameterColumns[i] = columnsByName.get(this.parameterNames[i]);
+			}
+			mapping = new ColumnMapping(columns, parameterColumns);
+			this.mapping = mapping;
+		}
+		return mapping.parameterColumns();
+	}
+
 	private PostlogException failure(@Nullable String column, TableId table, String target, Exception ex) {
 		return new PostlogException("Cannot bind column '" + column + "' of " + table + " to '" + target + "' of "
 				+ this.type.getName() + " (" + ex.getClass().getSimpleName() + ")");
+	}
+
+	private record ColumnMapping(List<String> columns, @Nullable String[] parameterColumns) {
 	}
 
 	static String camelCase(String column) {

@@ -2,6 +2,7 @@ package io.postlog.spring;
 
 import java.math.BigDecimal;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import io.postlog.Row;
@@ -39,6 +40,23 @@ class RowBinderTests {
 		assertThat(bean.getNote()).isEqualTo("unset");
 	}
 
+	@Test
+	void bindsRowsOfChangingColumnLayoutsWithOneBinder() {
+		RowBinder binder = binder(Line.class);
+		Row renamed = Row.of(Map.of("amount", "1.00", "missing_column", "here"));
+		assertThat(binder.bind(row(), TABLE)).isEqualTo(new Line(3L, "12.50", null));
+		assertThat(binder.bind(renamed, TABLE)).isEqualTo(new Line(null, "1.00", "here"));
+		assertThat(binder.bind(row(), TABLE)).isEqualTo(new Line(3L, "12.50", null));
+	}
+
+	@Test
+	void convertsCollectionElementsToTheParameterElementType() {
+		Row row = Row.of(Map.of("ids", List.of(1, 2)));
+		Ids bound = (Ids) binder(Ids.class).bind(row, TABLE);
+		assertThat(bound.ids()).containsExactly(1L, 2L);
+		assertThat(bound.ids().get(0)).isInstanceOf(Long.class);
+	}
+
 	private static RowBinder binder(Class<?> type) {
 		return new RowBinder(type, ApplicationConversionService.getSharedInstance());
 	}
@@ -52,6 +70,9 @@ class RowBinderTests {
 	}
 
 	record Line(Long lineNo, String amount, String missingColumn) {
+	}
+
+	record Ids(List<Long> ids) {
 	}
 
 	static class LineBean {

@@ -83,7 +83,7 @@ class PgLogicalStreamIntegrationTests {
 			List<byte[]> first = StreamFixture.readTransaction(stream, WAIT);
 			stream.acknowledge(StreamFixture.commitEndLsn(first.get(first.size() - 1)));
 		}
-		try (LogicalStream stream = fixture.open(STATUS_INTERVAL)) {
+		try (LogicalStream stream = fixture.reopen(STATUS_INTERVAL)) {
 			List<byte[]> next = StreamFixture.readTransaction(stream, WAIT);
 			assertThat(StreamFixture.insertedText(next.get(next.size() - 2))).isEqualTo("2");
 		}

@@ -13,6 +13,7 @@ import io.postlog.test.PostgresDatabase;
 import org.jspecify.annotations.Nullable;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * A table, a publication and a pgoutput slot in a test database, with helpers that read
@@ -54,6 +55,15 @@ final class StreamFixture {
 
 	LogicalStream open(Duration statusInterval) {
 		return this.factory.open(request(statusInterval, false));
+	}
+
+	/**
+	 * Opens the slot again after an earlier stream on it closed: the old walsender may
+	 * still hold the slot for a moment after its connection closed.
+	 */
+	LogicalStream reopen(Duration statusInterval) {
+		await().atMost(Duration.ofSeconds(30)).until(() -> "false".equals(slotColumn("active")));
+		return open(statusInterval);
 	}
 
 	void insert(int id) {

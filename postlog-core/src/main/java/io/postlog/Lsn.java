@@ -76,6 +76,15 @@ public record Lsn(long value) implements Comparable<Lsn> {
 		return compareTo(other) > 0;
 	}
 
+	/**
+	 * Returns whether this position comes before another (unsigned comparison).
+	 * @param other the other position
+	 * @return {@code true} if this one is earlier
+	 */
+	public boolean isBefore(Lsn other) {
+		return Long.compareUnsigned(this.value, other.value) < 0;
+	}
+
 	@Override
 	public int compareTo(Lsn other) {
 		return Long.compareUnsigned(this.value, other.value);

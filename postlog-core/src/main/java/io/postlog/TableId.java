@@ -49,9 +49,29 @@ public record TableId(String schema, String name) {
 		return part;
 	}
 
+	/**
+	 * Returns {@code schema.name}, with control characters escaped as {@code \\uXXXX} so
+	 * that a table name cannot forge a log line.
+	 */
 	@Override
 	public String toString() {
-		return this.schema + "." + this.name;
+		return printable(this.schema) + "." + printable(this.name);
+	}
+
+	private static String printable(String name) {
+		if (name.chars().noneMatch(Character::isISOControl)) {
+			return name;
+		}
+		StringBuilder printable = new StringBuilder(name.length() + 8);
+		name.chars().forEach((c) -> {
+			if (Character.isISOControl(c)) {
+				printable.append(String.format("\\u%04x", c));
+			}
+			else {
+				printable.append((char) c);
+			}
+		});
+		return printable.toString();
 	}
 
 }

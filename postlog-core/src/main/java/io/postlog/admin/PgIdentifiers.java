@@ -93,7 +93,7 @@ public final class PgIdentifiers {
 	 * @param name the name
 	 * @return a printable form
 	 */
-	static String printable(String name) {
+	public static String printable(String name) {
 		StringBuilder printable = new StringBuilder(name.length());
 		name.codePoints().forEach((codePoint) -> {
 			if (Character.isISOControl(codePoint) || codePoint == '\'' || codePoint == '\\') {

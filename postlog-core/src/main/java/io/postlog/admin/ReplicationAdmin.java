@@ -43,12 +43,6 @@ public final class ReplicationAdmin {
 
 	private static final Logger logger = LoggerFactory.getLogger(ReplicationAdmin.class);
 
-	private static final String INSUFFICIENT_PRIVILEGE = "42501";
-
-	private static final String DUPLICATE_OBJECT = "42710";
-
-	private static final String OBJECT_IN_USE = "55006";
-
 	private final Connection connection;
 
 	private int serverVersion;
@@ -202,11 +196,11 @@ public final class ReplicationAdmin {
 			logger.info("Created replication slot '{}' (plugin {}, database {})", name, PLUGIN, database);
 		}
 		catch (SQLException ex) {
-			if (INSUFFICIENT_PRIVILEGE.equals(ex.getSQLState())) {
+			if (PgErrors.isInsufficientPrivilege(ex)) {
 				throw new InsufficientPrivilegeException(currentUser(),
 						"create replication slots (it needs the REPLICATION attribute)", ex);
 			}
-			if (!DUPLICATE_OBJECT.equals(ex.getSQLState())) {
+			if (!PgErrors.isDuplicateObject(ex)) {
 				throw new PostlogException("Could not create replication slot '" + name + "'", ex);
 			}
 			// Another process created it between our look-up and ours: check theirs.
@@ -242,13 +236,13 @@ public final class ReplicationAdmin {
 			return true;
 		}
 		catch (SQLException ex) {
-			if (OBJECT_IN_USE.equals(ex.getSQLState())) {
+			if (PgErrors.isObjectInUse(ex)) {
 				throw new SlotInUseException(name, null, ex);
 			}
-			if ("42704".equals(ex.getSQLState())) {
+			if (PgErrors.isUndefinedObject(ex)) {
 				return false;
 			}
-			if (INSUFFICIENT_PRIVILEGE.equals(ex.getSQLState())) {
+			if (PgErrors.isInsufficientPrivilege(ex)) {
 				throw new InsufficientPrivilegeException(currentUser(), "drop replication slots", ex);
 			}
 			throw new PostlogException("Could not drop replication slot '" + name + "'", ex);
@@ -329,7 +323,8 @@ public final class ReplicationAdmin {
 		if (!exists) {
 			String target = wanted.isEmpty() ? "FOR ALL TABLES" : "FOR TABLE " + quotedList(wanted);
 			if (execute("CREATE PUBLICATION " + quotedName + " " + target, "create publication '" + name + "'")) {
-				logger.info("Created publication '{}' {}", name, wanted.isEmpty() ? "for all tables" : "for " + wanted);
+				logger.info("Created publication '{}' {}", PgIdentifiers.printable(name),
+						wanted.isEmpty() ? "for all tables" : "for " + wanted);
 				return;
 			}
 			// Another process created it first; treat it like an existing one.
@@ -344,10 +339,11 @@ public final class ReplicationAdmin {
 		if (mode == PublicationMode.SYNC) {
 			execute("ALTER PUBLICATION " + quotedName + " ADD TABLE " + quotedList(wanted),
 					"add tables to publication '" + name + "'");
-			logger.info("Added {} to publication '{}'", wanted, name);
+			logger.info("Added {} to publication '{}'", wanted, PgIdentifiers.printable(name));
 		}
 		else {
-			logger.warn("Publication '{}' does not publish {}; changes to them will not arrive", name, wanted);
+			logger.warn("Publication '{}' does not publish {}; changes to them will not arrive",
+					PgIdentifiers.printable(name), wanted);
 		}
 	}
 
@@ -380,10 +376,10 @@ public final class ReplicationAdmin {
 			return true;
 		}
 		catch (SQLException ex) {
-			if (DUPLICATE_OBJECT.equals(ex.getSQLState())) {
+			if (PgErrors.isDuplicateObject(ex)) {
 				return false;
 			}
-			if (INSUFFICIENT_PRIVILEGE.equals(ex.getSQLState())) {
+			if (PgErrors.isInsufficientPrivilege(ex)) {
 				throw new InsufficientPrivilegeException(currentUser(), action, ex);
 			}
 			throw new PostlogException("Could not " + action, ex);

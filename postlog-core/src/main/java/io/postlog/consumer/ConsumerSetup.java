@@ -9,6 +9,7 @@ import java.time.Duration;
 import io.postlog.PostlogException;
 import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.ReplicationAdmin;
+import io.postlog.admin.SlotInUseException;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.admin.SlotNotFoundException;
 import io.postlog.admin.WalLevelException;
@@ -30,22 +31,22 @@ final class ConsumerSetup {
 
 	private static final int BINARY_VERSION = 140000;
 
-	private final ReplicationConsumer.Builder config;
+	private final ConsumerConfig config;
 
 	private final @Nullable AdminConnections admin;
 
-	ConsumerSetup(ReplicationConsumer.Builder config, @Nullable AdminConnections admin) {
+	ConsumerSetup(ConsumerConfig config) {
 		this.config = config;
-		this.admin = admin;
+		this.admin = config.admin();
 	}
 
 	Result run() {
 		if (this.admin == null) {
 			logger.info("Consumer of slot {} has no admin connection: slot and publication {} must exist",
-					this.config.slotName, this.config.publicationName);
-			return new Result(this.config.binary);
+					this.config.slotName(), this.config.publicationName());
+			return new Result(this.config.binary());
 		}
-		return this.admin.apply("Setting up slot " + this.config.slotName, this::setUp);
+		return this.admin.apply("Setting up slot " + this.config.slotName(), this::setUp);
 	}
 
 	private Result setUp(Connection connection) throws SQLException {
@@ -55,26 +56,26 @@ final class ConsumerSetup {
 		if (!"logical".equals(walLevel)) {
 			throw new WalLevelException(version, walLevel);
 		}
-		if (this.config.messageHandler != null && version < BINARY_VERSION) {
+		if (this.config.wantsMessages() && version < BINARY_VERSION) {
 			throw new ReplicationConsumerException("A message handler needs PostgreSQL 14 or later to stream "
 					+ "logical decoding messages; the server is PostgreSQL " + version(version));
 		}
-		SlotLifecycle lifecycle = this.config.slotLifecycle;
-		boolean slotExists = admin.slot(this.config.slotName).isPresent();
+		SlotLifecycle lifecycle = this.config.slotLifecycle();
+		boolean slotExists = admin.slot(this.config.slotName()).isPresent();
 		if (lifecycle == SlotLifecycle.EXISTING && !slotExists) {
-			throw new SlotNotFoundException(this.config.slotName, null);
+			throw new SlotNotFoundException(this.config.slotName(), null);
 		}
 		if (!slotExists && createsSlot(lifecycle) && !admin.hasReplicationPrivilege()) {
 			// Refuse before the publication is made: a half set-up would stay behind.
 			throw new InsufficientPrivilegeException(currentUser(connection), "create replication slot '"
-					+ this.config.slotName + "' (it needs the REPLICATION attribute or superuser)", null);
+					+ this.config.slotName() + "' (it needs the REPLICATION attribute or superuser)", null);
 		}
-		admin.ensurePublication(this.config.publicationName, this.config.publicationMode, this.config.tables);
-		admin.ensureSlot(this.config.slotName, lifecycle);
-		boolean binary = this.config.binary;
+		admin.ensurePublication(this.config.publicationName(), this.config.publicationMode(), this.config.tables());
+		admin.ensureSlot(this.config.slotName(), lifecycle);
+		boolean binary = this.config.binary();
 		if (binary && version < BINARY_VERSION) {
 			logger.info("PostgreSQL {} cannot stream binary values (needs 14 or later); slot {} streams text",
-					version(version), this.config.slotName);
+					version(version), this.config.slotName());
 			binary = false;
 		}
 		return new Result(binary);
@@ -100,9 +101,10 @@ final class ConsumerSetup {
 	 * go of it.
 	 * @param admin the admin connections
 	 * @param slotName the slot
+	 * @param timeout how long to keep trying while the slot is still in use
 	 */
-	static void dropOwnedSlot(AdminConnections admin, String slotName) {
-		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+	static void dropOwnedSlot(AdminConnections admin, String slotName, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
 		while (true) {
 			try {
 				admin.apply("Dropping slot " + slotName,
@@ -110,8 +112,7 @@ final class ConsumerSetup {
 				return;
 			}
 			catch (PostlogException ex) {
-				if (!"55006".equals(ex.sqlState()) && !(ex instanceof io.postlog.admin.SlotInUseException)
-						|| System.nanoTime() - deadline > 0) {
+				if (!(ex instanceof SlotInUseException) || System.nanoTime() - deadline > 0) {
 					logger.warn("Could not drop owned slot {}: {}", slotName, ex.getMessage());
 					return;
 				}
@@ -122,7 +123,7 @@ final class ConsumerSetup {
 
 	private static void sleep() {
 		try {
-			Thread.sleep(100);
+			Thread.sleep(50);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

@@ -1,5 +1,6 @@
 package io.postlog.consumer;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
@@ -7,7 +8,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The consumer's current state; tells the listener of every move. Thread-safe.
+ * The consumer's current state; tells the listener of every move. {@code RUNNING} means a
+ * stream is open and every subscription is being called; while any subscription waits to
+ * retry, the state is {@code RETRYING}. Thread-safe.
  */
 final class ConsumerStates {
 
@@ -15,9 +18,13 @@ final class ConsumerStates {
 
 	private final AtomicReference<ConsumerState> current = new AtomicReference<>(ConsumerState.STOPPED);
 
+	private final AtomicInteger retryingSubscriptions = new AtomicInteger();
+
 	private final ConsumerListener listener;
 
 	private final String slotName;
+
+	private volatile boolean streaming;
 
 	private volatile boolean ended;
 
@@ -30,12 +37,67 @@ final class ConsumerStates {
 		return this.current.get();
 	}
 
+	boolean ended() {
+		return this.ended;
+	}
+
 	/**
 	 * Moves to {@code STOPPED} for good: later moves are ignored.
 	 */
 	void end() {
 		moveTo(ConsumerState.STOPPED, null);
 		this.ended = true;
+	}
+
+	/**
+	 * A stream started: {@code RUNNING}, or {@code RETRYING} while a subscription still
+	 * waits to retry.
+	 */
+	void streaming() {
+		this.streaming = true;
+		moveTo((this.retryingSubscriptions.get() > 0) ? ConsumerState.RETRYING : ConsumerState.RUNNING, null);
+	}
+
+	/**
+	 * The stream ended and the consumer waits to reconnect.
+	 * @param cause why
+	 */
+	void reconnecting(Throwable cause) {
+		this.streaming = false;
+		moveTo(ConsumerState.RETRYING, cause);
+	}
+
+	/**
+	 * Another process holds the slot.
+	 * @param cause the refusal
+	 */
+	void standby(Throwable cause) {
+		this.streaming = false;
+		moveTo(ConsumerState.STANDBY, cause);
+	}
+
+	/**
+	 * A subscription's handler failed and waits to be retried.
+	 * @param cause the failure
+	 */
+	void subscriptionRetrying(Throwable cause) {
+		this.retryingSubscriptions.incrementAndGet();
+		moveTo(ConsumerState.RETRYING, cause);
+	}
+
+	/**
+	 * A subscription that was retrying got past its failure (succeeded, was skipped or
+	 * gave up).
+	 */
+	void subscriptionRecovered() {
+		if (this.retryingSubscriptions.decrementAndGet() <= 0 && this.streaming) {
+			moveTo(ConsumerState.RUNNING, null);
+		}
+	}
+
+	void failed(Throwable cause) {
+		this.streaming = false;
+		moveTo(ConsumerState.FAILED, cause);
 	}
 
 	/**

@@ -8,9 +8,16 @@ import io.postlog.Lsn;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the reader thread hands to the delivery thread, in stream order. Immutable.
+ * What the reader thread hands to the delivery thread, in stream order, with the payload
+ * size it came from (which bounds read-ahead). Immutable.
  */
 sealed interface Event {
+
+	/**
+	 * Returns the size of the payload the event was decoded from.
+	 * @return the bytes
+	 */
+	int bytes();
 
 	/**
 	 * A transaction begins.
@@ -18,8 +25,9 @@ sealed interface Event {
 	 * @param xid the transaction id
 	 * @param commitLsn the LSN of its commit record
 	 * @param commitTime the commit time
+	 * @param bytes the payload size
 	 */
-	record Begin(long xid, Lsn commitLsn, Instant commitTime) implements Event {
+	record Begin(long xid, Lsn commitLsn, Instant commitTime, int bytes) implements Event {
 
 	}
 
@@ -27,8 +35,14 @@ sealed interface Event {
 	 * One change of the open transaction.
 	 *
 	 * @param change the change
+	 * @param route the lane routing key: a hash of the table and the replica-identity key
+	 * of the row after the change (of the row before it for deletes), or of the table
+	 * alone when it has no usable key
+	 * @param previousRoute for an update that changed the key, the routing key of the old
+	 * key; else the same as {@code route}
+	 * @param bytes the payload size
 	 */
-	record ChangeArrived(Change change) implements Event {
+	record ChangeArrived(Change change, int route, int previousRoute, int bytes) implements Event {
 
 	}
 
@@ -37,8 +51,9 @@ sealed interface Event {
 	 * its own.
 	 *
 	 * @param message the message
+	 * @param bytes the payload size
 	 */
-	record MessageArrived(LogicalMessage message) implements Event {
+	record MessageArrived(LogicalMessage message, int bytes) implements Event {
 
 	}
 
@@ -51,9 +66,10 @@ sealed interface Event {
 	 * @param commitTime the commit time
 	 * @param origin the replication origin, or {@code null}
 	 * @param changeCount how many changes the transaction had for this consumer
+	 * @param bytes the payload size
 	 */
-	record Commit(long xid, Lsn commitLsn, Lsn endLsn, Instant commitTime, @Nullable String origin,
-			int changeCount) implements Event {
+	record Commit(long xid, Lsn commitLsn, Lsn endLsn, Instant commitTime, @Nullable String origin, int changeCount,
+			int bytes) implements Event {
 
 	}
 

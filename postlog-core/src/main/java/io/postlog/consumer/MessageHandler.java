@@ -13,7 +13,7 @@ public interface MessageHandler {
 	/**
 	 * Handles one message.
 	 * @param message the message
-	 * @throws Exception to fail delivery (it is redelivered)
+	 * @throws Exception to have the message retried for this handler alone
 	 */
 	void handle(LogicalMessage message) throws Exception;
 

@@ -28,6 +28,8 @@ final class PgOutputAssembler implements MessageAssembler {
 
 	private final RowDecoder rows;
 
+	private final boolean routing;
+
 	private PgOutputMessage.@Nullable Begin open;
 
 	private @Nullable String origin;
@@ -40,9 +42,17 @@ final class PgOutputAssembler implements MessageAssembler {
 	 */
 	private String idPrefix = "";
 
-	PgOutputAssembler(String slotName, RowDecoder rows) {
+	/**
+	 * Creates an assembler.
+	 * @param slotName the slot, for change ids
+	 * @param rows the row decoder
+	 * @param routing whether to compute the lane routing keys of changes (only
+	 * subscriptions with concurrency above 1 need them)
+	 */
+	PgOutputAssembler(String slotName, RowDecoder rows, boolean routing) {
 		this.slotName = slotName;
 		this.rows = rows;
+		this.routing = routing;
 	}
 
 	@Override
@@ -52,6 +62,7 @@ final class PgOutputAssembler implements MessageAssembler {
 
 	@Override
 	public List<Event> assemble(ByteBuffer payload) {
+		int bytes = payload.remaining();
 		PgOutputMessage message = PgOutputDecoder.decode(payload);
 		if (message instanceof PgOutputMessage.Begin begin) {
 			this.open = begin;
@@ -59,13 +70,13 @@ final class PgOutputAssembler implements MessageAssembler {
 			this.index = 0;
 			this.idPrefix = Change.id(this.slotName, begin.finalLsn(), 0);
 			this.idPrefix = this.idPrefix.substring(0, this.idPrefix.length() - 1);
-			return List.of(new Event.Begin(begin.xid(), begin.finalLsn(), begin.commitTime()));
+			return List.of(new Event.Begin(begin.xid(), begin.finalLsn(), begin.commitTime(), bytes));
 		}
 		if (message instanceof PgOutputMessage.Commit commit) {
 			PgOutputMessage.Begin begin = requireOpen("Commit");
 			this.open = null;
 			return List.of(new Event.Commit(begin.xid(), commit.commitLsn(), commit.endLsn(), commit.commitTime(),
-					this.origin, this.index));
+					this.origin, this.index, bytes));
 		}
 		if (message instanceof PgOutputMessage.Origin origin) {
 			this.origin = origin.name();
@@ -81,21 +92,30 @@ final class PgOutputAssembler implements MessageAssembler {
 		}
 		if (message instanceof PgOutputMessage.Insert insert) {
 			int relationId = insert.relationId();
-			return change(Operation.INSERT, relationId, null, this.rows.newRow(relationId, insert.newTuple()));
+			int route = route(relationId, insert.newTuple());
+			return change(Operation.INSERT, relationId, null, this.rows.newRow(relationId, insert.newTuple()), route,
+					route, bytes);
 		}
 		if (message instanceof PgOutputMessage.Update update) {
 			int relationId = update.relationId();
 			Row before = oldRow(relationId, update.keyTuple(), update.oldTuple());
-			return change(Operation.UPDATE, relationId, before, this.rows.newRow(relationId, update.newTuple()));
+			int route = route(relationId, update.newTuple());
+			int previousRoute = (update.keyTuple() != null) ? route(relationId, update.keyTuple()) : route;
+			return change(Operation.UPDATE, relationId, before, this.rows.newRow(relationId, update.newTuple()), route,
+					previousRoute, bytes);
 		}
 		if (message instanceof PgOutputMessage.Delete delete) {
 			int relationId = delete.relationId();
-			return change(Operation.DELETE, relationId, oldRow(relationId, delete.keyTuple(), delete.oldTuple()), null);
+			TupleData old = (delete.keyTuple() != null) ? delete.keyTuple() : delete.oldTuple();
+			int route = (old != null) ? route(relationId, old) : 0;
+			return change(Operation.DELETE, relationId, oldRow(relationId, delete.keyTuple(), delete.oldTuple()), null,
+					route, route, bytes);
 		}
 		if (message instanceof PgOutputMessage.Truncate truncate) {
 			List<Event> events = new ArrayList<>(truncate.relationIds().size());
 			for (int relationId : truncate.relationIds()) {
-				events.addAll(change(Operation.TRUNCATE, relationId, null, null));
+				int route = this.routing ? this.rows.table(relationId).hashCode() : 0;
+				events.addAll(change(Operation.TRUNCATE, relationId, null, null, route, route, bytes));
 			}
 			return events;
 		}
@@ -104,7 +124,8 @@ final class PgOutputAssembler implements MessageAssembler {
 				requireOpen("transactional Message");
 			}
 			return List.of(new Event.MessageArrived(
-					new LogicalMessage(logical.prefix(), logical.content(), logical.transactional(), logical.lsn())));
+					new LogicalMessage(logical.prefix(), logical.content(), logical.transactional(), logical.lsn()),
+					bytes));
 		}
 		throw new ReplicationConsumerException("The stream sent a " + message.getClass().getSimpleName()
 				+ " message, which belongs to pgoutput protocol version 2 or later (streamed or two-phase "
@@ -118,13 +139,18 @@ final class PgOutputAssembler implements MessageAssembler {
 		return (oldTuple != null) ? this.rows.oldRow(relationId, oldTuple, false) : null;
 	}
 
-	private List<Event> change(Operation operation, int relationId, @Nullable Row before, @Nullable Row after) {
+	private int route(int relationId, TupleData tuple) {
+		return this.routing ? this.rows.keyHash(relationId, tuple) : 0;
+	}
+
+	private List<Event> change(Operation operation, int relationId, @Nullable Row before, @Nullable Row after,
+			int route, int previousRoute, int bytes) {
 		PgOutputMessage.Begin begin = requireOpen(operation.name());
 		TableId table = this.rows.table(relationId);
 		int changeIndex = this.index++;
 		Change change = new Change(operation, table, before, after, begin.xid(), begin.finalLsn(), begin.commitTime(),
 				changeIndex, this.idPrefix + changeIndex);
-		return List.of(new Event.ChangeArrived(change));
+		return List.of(new Event.ChangeArrived(change, route, previousRoute, bytes));
 	}
 
 	private PgOutputMessage.Begin requireOpen(String what) {

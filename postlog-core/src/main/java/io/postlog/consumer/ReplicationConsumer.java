@@ -2,6 +2,7 @@ package io.postlog.consumer;
 
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -11,23 +12,27 @@ import io.postlog.Lsn;
 import io.postlog.TableId;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
-import io.postlog.pgoutput.RowDecoder;
 import io.postlog.stream.LogicalStreamFactory;
 import io.postlog.stream.PgLogicalStreamFactory;
 import io.postlog.stream.ReplicationConnectionFactory;
-import io.postlog.stream.StreamRequest;
 import io.postlog.types.ValueDecoders;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Streams a logical replication slot to handlers: ordered, at-least-once delivery, with
- * the slot acknowledged only past transactions whose handlers all returned. A reader
- * thread owns the replication connection and one delivery thread runs every handler, one
- * call at a time. {@link #start()}, {@link #stop()}, {@link #state()} and
- * {@link #ackedLsn()} may be called from any thread; a consumer is started at most once.
- *
+ * Streams a logical replication slot to subscriptions: ordered, at-least-once delivery,
+ * with the slot acknowledged only past transactions that every subscription finished (its
+ * handler returned, its lanes passed it, its {@link io.postlog.Acknowledgment}s were
+ * acknowledged), in commit order. A reader thread owns the replication connection; one
+ * delivery thread runs the serial subscriptions and routes the changes of concurrent ones
+ * to their lanes. A failing handler is retried alone; a lost connection is retried
+ * without a limit; every thread's death is a state change. See {@link DeliveryContract}
+ * for how each clause of the delivery contract is kept.
+ * <p>
+ * {@link #start()}, {@link #stop()}, {@link #state()} and {@link #ackedLsn()} may be
+ * called from any thread; a consumer is started at most once and never after
+ * {@link #stop()}.
  * <p>
  * Connections: the replication connection is always fresh, opened for each (re)connect
  * and closed by the consumer. Admin work (slot and publication set-up, slot checks,
@@ -42,15 +47,14 @@ public final class ReplicationConsumer {
 
 	private static final Logger logger = LoggerFactory.getLogger(ReplicationConsumer.class);
 
-	private final Builder config;
+	/** What {@link #stop()} may take beyond the stop timeout, at most. */
+	private static final Duration STOP_GRACE = Duration.ofMillis(900);
 
-	private final LogicalStreamFactory streams;
-
-	private final @Nullable AdminConnections admin;
+	private final ConsumerConfig config;
 
 	private final ConsumerStates states;
 
-	private final AckPosition acks;
+	private final AckWindow window;
 
 	private final Object lifecycle = new Object();
 
@@ -58,16 +62,12 @@ public final class ReplicationConsumer {
 
 	private boolean stopped;
 
-	private @Nullable ConsumerLoop loop;
+	private @Nullable DeliveryContract contract;
 
-	private @Nullable Thread thread;
-
-	private ReplicationConsumer(Builder config, LogicalStreamFactory streams, @Nullable AdminConnections admin) {
+	private ReplicationConsumer(ConsumerConfig config) {
 		this.config = config;
-		this.streams = streams;
-		this.admin = admin;
-		this.states = new ConsumerStates(config.listener, config.slotName);
-		this.acks = new AckPosition(config.listener);
+		this.states = new ConsumerStates(config.listener(), config.slotName());
+		this.window = new AckWindow(config.listener(), config.slotName());
 	}
 
 	/**
@@ -83,74 +83,94 @@ public final class ReplicationConsumer {
 	 * background.
 	 * @throws io.postlog.PostlogException if set-up fails (the consumer is then
 	 * {@code FAILED}); nothing is left half-created that the fault makes unsafe
-	 * @throws IllegalStateException if the consumer was started before
+	 * @throws IllegalStateException if the consumer was started or stopped before
 	 */
 	public void start() {
 		synchronized (this.lifecycle) {
+			if (this.stopped) {
+				throw new IllegalStateException("Consumer of slot " + this.config.slotName()
+						+ " was stopped; a stopped consumer cannot be started, build a new one");
+			}
 			if (this.started) {
-				throw new IllegalStateException("Consumer of slot " + this.config.slotName + " was already started");
+				throw new IllegalStateException("Consumer of slot " + this.config.slotName() + " was already started");
 			}
 			this.started = true;
 			this.states.moveTo(ConsumerState.STARTING, null);
 			ConsumerSetup.Result setup;
 			try {
-				setup = new ConsumerSetup(this.config, this.admin).run();
+				setup = new ConsumerSetup(this.config).run();
 			}
 			catch (RuntimeException ex) {
-				this.states.moveTo(ConsumerState.FAILED, ex);
+				this.states.failed(ex);
 				throw ex;
 			}
-			Builder c = this.config;
-			ValueDecoders decoders = (this.admin != null)
-					? c.valueDecoders.withLookup(new CatalogTypeLookup(this.admin)) : c.valueDecoders;
-			StreamRequest request = new StreamRequest(c.slotName, List.of(c.publicationName), 1, setup.binary(),
-					c.messageHandler != null, Lsn.INVALID, c.statusInterval,
-					c.slotLifecycle == SlotLifecycle.TEMPORARY);
-			DeliveryLoop delivery = new DeliveryLoop(c.changeHandler, c.transactionHandler, c.messageHandler,
-					c.maxTransactionChanges, c.listener, this.acks);
-			SlotPositionCheck check = (this.admin != null && c.slotLifecycle != SlotLifecycle.TEMPORARY)
-					? new SlotPositionCheck(this.admin, c.slotName, this.acks, c.listener) : null;
-			ConsumerLoop consumerLoop = new ConsumerLoop(this.streams, request,
-					() -> new PgOutputAssembler(c.slotName, new RowDecoder(decoders)), delivery,
-					new ConsumerLoop.Settings(c.retryPolicy, c.queueCapacity, c.listener), this.states, this.acks,
-					(check != null) ? check::verify : null);
-			Thread consumerThread = new Thread(consumerLoop, "postlog-consumer-" + c.slotName);
-			consumerThread.setDaemon(true);
-			this.loop = consumerLoop;
-			this.thread = consumerThread;
-			consumerThread.start();
+			AdminConnections admin = this.config.admin();
+			ValueDecoders decoders = (admin != null)
+					? this.config.valueDecoders().withLookup(new CatalogTypeLookup(admin))
+					: this.config.valueDecoders();
+			DeliveryContract delivery = new DeliveryContract(this.config, setup.binary(), this.states, this.window,
+					decoders);
+			this.contract = delivery;
+			delivery.start();
 		}
 	}
 
 	/**
-	 * Stops the consumer: lets the transaction in delivery finish (within the stop
-	 * timeout), sends the final acknowledgement, closes the stream and drops an
-	 * {@code OWNED} slot. Idempotent; waits for the consumer's threads to end.
+	 * Stops the consumer: lets the transaction in delivery finish and waits for
+	 * outstanding acknowledgements (within the stop timeout), sends the final
+	 * acknowledgement, closes the stream and drops an {@code OWNED} slot. Returns within
+	 * the stop timeout plus one second, with no thread or connection of the consumer
+	 * left; a handler that did not return by then is interrupted and its transaction
+	 * stays unacknowledged. Idempotent. Called from one of the consumer's own threads
+	 * (inside a handler), it asks for the stop and returns at once; the consumer stops
+	 * once the handler returned.
 	 */
 	public void stop() {
+		DeliveryContract delivery;
 		synchronized (this.lifecycle) {
 			if (this.stopped) {
 				return;
 			}
 			this.stopped = true;
-			ConsumerLoop consumerLoop = this.loop;
-			Thread consumerThread = this.thread;
-			if (consumerLoop != null && consumerThread != null) {
-				consumerLoop.requestStop(this.config.stopTimeout);
-				join(consumerThread, this.config.stopTimeout.plusSeconds(5));
-				if (consumerThread.isAlive()) {
-					logger.warn("A handler of slot {} did not return within the stop timeout; the transaction in "
-							+ "delivery is not acknowledged", this.config.slotName);
-					consumerLoop.abandon();
-					consumerThread.interrupt();
-					join(consumerThread, Duration.ofSeconds(5));
-				}
-			}
-			if (this.started && this.admin != null && this.config.slotLifecycle == SlotLifecycle.OWNED) {
-				ConsumerSetup.dropOwnedSlot(this.admin, this.config.slotName);
-			}
-			this.states.end();
+			delivery = this.contract;
 		}
+		if (delivery == null) {
+			this.states.end();
+			return;
+		}
+		if (delivery.isConsumerThread()) {
+			delivery.requestStop(this.config.stopTimeout());
+			Thread stopper = new Thread(() -> stopAndWait(delivery), "postlog-stop-" + this.config.slotName());
+			stopper.setDaemon(true);
+			stopper.start();
+			return;
+		}
+		stopAndWait(delivery);
+	}
+
+	private void stopAndWait(DeliveryContract delivery) {
+		long start = System.nanoTime();
+		long limit = start + this.config.stopTimeout().toNanos() + STOP_GRACE.toNanos();
+		delivery.requestStop(this.config.stopTimeout());
+		if (!delivery.awaitStopped(start + this.config.stopTimeout().toNanos() + STOP_GRACE.toNanos() / 2)) {
+			logger.warn(
+					"A handler of slot {} did not return within the stop timeout of {} ms; the transaction in "
+							+ "delivery is not acknowledged",
+					this.config.slotName(), this.config.stopTimeout().toMillis());
+			delivery.abandon();
+			if (!delivery.awaitStopped(limit)) {
+				logger.warn("Threads of the consumer of slot {} still run after stop: {}", this.config.slotName(),
+						delivery.aliveThreads());
+			}
+		}
+		AdminConnections admin = this.config.admin();
+		if (admin != null && this.config.slotLifecycle() == SlotLifecycle.OWNED) {
+			ConsumerSetup.dropOwnedSlot(admin, this.config.slotName(),
+					Duration.ofNanos(Math.max(0, limit - System.nanoTime())));
+		}
+		logger.info("Consumer of slot {} stopped at acknowledged position {}", this.config.slotName(),
+				this.window.acked());
+		this.states.end();
 	}
 
 	/**
@@ -163,22 +183,13 @@ public final class ReplicationConsumer {
 
 	/**
 	 * Returns the position this consumer has acknowledged: the end of the last
-	 * transaction whose handlers all returned, or a later keepalive position while idle;
-	 * before the first acknowledgement, the slot's confirmed position when known, else
-	 * {@link Lsn#INVALID}.
+	 * transaction that every subscription finished, or a later keepalive position while
+	 * idle; before the first acknowledgement, the slot's confirmed position when known,
+	 * else {@link Lsn#INVALID}.
 	 * @return the position
 	 */
 	public Lsn ackedLsn() {
-		return this.acks.get();
-	}
-
-	private static void join(Thread thread, Duration timeout) {
-		try {
-			thread.join(Math.max(1, timeout.toMillis()));
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
+		return this.window.acked();
 	}
 
 	/**
@@ -201,38 +212,46 @@ public final class ReplicationConsumer {
 
 		private @Nullable DataSource adminDataSource;
 
-		String slotName = "postlog";
+		private String slotName = "postlog";
 
-		SlotLifecycle slotLifecycle = SlotLifecycle.CREATE_IF_MISSING;
+		private SlotLifecycle slotLifecycle = SlotLifecycle.CREATE_IF_MISSING;
 
-		String publicationName = "postlog";
+		private String publicationName = "postlog";
 
-		PublicationMode publicationMode = PublicationMode.CREATE_IF_MISSING;
+		private PublicationMode publicationMode = PublicationMode.CREATE_IF_MISSING;
 
-		List<TableId> tables = List.of();
+		private List<TableId> tables = List.of();
 
-		@Nullable ChangeHandler changeHandler;
+		private final List<Subscription> subscriptions = new ArrayList<>();
 
-		@Nullable TransactionHandler transactionHandler;
+		private boolean binary = true;
 
-		@Nullable MessageHandler messageHandler;
+		private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
 
-		boolean binary = true;
+		private Duration statusInterval = Duration.ofSeconds(10);
 
-		RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
+		private Duration connectTimeout = Duration.ofSeconds(10);
 
-		Duration statusInterval = Duration.ofSeconds(10);
+		private int maxTransactionChanges = 100_000;
 
-		int maxTransactionChanges = 100_000;
+		private int maxUnacknowledged = 1000;
 
-		int queueCapacity = 1024;
+		private int readAheadEvents = 1024;
 
-		ConsumerListener listener = new ConsumerListener() {
+		private long readAheadBytes = 32L * 1024 * 1024;
+
+		private ConsumerListener listener = new ConsumerListener() {
 		};
 
-		ValueDecoders valueDecoders = ValueDecoders.standard();
+		private ValueDecoders valueDecoders = ValueDecoders.standard();
 
-		Duration stopTimeout = Duration.ofSeconds(30);
+		private Duration stopTimeout = Duration.ofSeconds(30);
+
+		private CheckpointStore checkpointStore = CheckpointStore.slotOnly();
+
+		private int checkpointBatch = 1;
+
+		private Duration checkpointBatchDelay = Duration.ofMillis(100);
 
 		private Builder() {
 		}
@@ -334,33 +353,44 @@ public final class ReplicationConsumer {
 		}
 
 		/**
-		 * Sets the handler called for each change as it arrives.
+		 * Adds a subscription; subscriptions are called in the order they were added.
+		 * @param subscription the subscription
+		 * @return this builder
+		 */
+		public Builder subscribe(Subscription subscription) {
+			this.subscriptions.add(Objects.requireNonNull(subscription, "subscription"));
+			return this;
+		}
+
+		/**
+		 * Adds a change handler called for each change as it arrives, with the id
+		 * {@code changeHandler}: shorthand for
+		 * {@code subscribe(Subscription.onChange("changeHandler", handler))}.
 		 * @param handler the handler
 		 * @return this builder
 		 */
 		public Builder changeHandler(ChangeHandler handler) {
-			this.changeHandler = handler;
-			return this;
+			return subscribe(Subscription.onChange("changeHandler", handler));
 		}
 
 		/**
-		 * Sets the handler called once per transaction with at least one change.
+		 * Adds a handler called once per transaction with at least one change, with the
+		 * id {@code transactionHandler}.
 		 * @param handler the handler
 		 * @return this builder
 		 */
 		public Builder transactionHandler(TransactionHandler handler) {
-			this.transactionHandler = handler;
-			return this;
+			return subscribe(Subscription.onTransaction("transactionHandler", handler));
 		}
 
 		/**
-		 * Sets the handler of logical decoding messages (PostgreSQL 14+).
+		 * Adds a handler of logical decoding messages (PostgreSQL 14+), with the id
+		 * {@code messageHandler}.
 		 * @param handler the handler
 		 * @return this builder
 		 */
 		public Builder messageHandler(MessageHandler handler) {
-			this.messageHandler = handler;
-			return this;
+			return subscribe(Subscription.onMessage("messageHandler", handler));
 		}
 
 		/**
@@ -375,7 +405,8 @@ public final class ReplicationConsumer {
 		}
 
 		/**
-		 * Sets the back-off for failed handlers and lost connections.
+		 * Sets the back-off for failed handlers (whose attempts it limits) and lost
+		 * connections (which use its intervals and are retried without a limit).
 		 * @param retryPolicy the policy
 		 * @return this builder
 		 */
@@ -385,12 +416,39 @@ public final class ReplicationConsumer {
 		}
 
 		/**
-		 * Sets how often standby status is sent (10 s by default).
+		 * Sets how often the server hears the acknowledged position at the latest (10 s
+		 * by default); a moved position is sent within 200 ms anyway, and a status update
+		 * that asks the server to answer goes out at least every 5 s (or a third of
+		 * {@code wal_sender_timeout}) to tell a silent connection from a quiet one.
 		 * @param statusInterval the interval
 		 * @return this builder
 		 */
 		public Builder statusInterval(Duration statusInterval) {
 			this.statusInterval = statusInterval;
+			return this;
+		}
+
+		/**
+		 * Sets the longest a connect, login or {@code START_REPLICATION} may take (10 s
+		 * by default), so a server that accepts connections but does not answer cannot
+		 * hang a reconnect.
+		 * @param connectTimeout the timeout, at least one second is used
+		 * @return this builder
+		 */
+		public Builder connectTimeout(Duration connectTimeout) {
+			this.connectTimeout = connectTimeout;
+			return this;
+		}
+
+		/**
+		 * Sets how many transactions may be in flight, delivered but not yet acknowledged
+		 * by every subscription, before delivery waits (1000 by default); the connection
+		 * stays alive while it waits.
+		 * @param maxUnacknowledged the limit
+		 * @return this builder
+		 */
+		public Builder maxUnacknowledged(int maxUnacknowledged) {
+			this.maxUnacknowledged = maxUnacknowledged;
 			return this;
 		}
 
@@ -406,12 +464,16 @@ public final class ReplicationConsumer {
 		}
 
 		/**
-		 * Sets how many events the reader may read ahead of delivery (1024 by default).
-		 * @param queueCapacity the capacity
+		 * Sets how far the reader may read ahead of delivery: at most this many events
+		 * (1024 by default) standing for at most this many payload bytes (32 MB by
+		 * default; a single larger change passes alone).
+		 * @param events the most events
+		 * @param bytes the most payload bytes
 		 * @return this builder
 		 */
-		public Builder queueCapacity(int queueCapacity) {
-			this.queueCapacity = queueCapacity;
+		public Builder readAhead(int events, long bytes) {
+			this.readAheadEvents = events;
+			this.readAheadBytes = bytes;
 			return this;
 		}
 
@@ -448,6 +510,33 @@ public final class ReplicationConsumer {
 		}
 
 		/**
+		 * Sets where progress is kept besides the slot
+		 * ({@link CheckpointStore#slotOnly()} by default); a transactional store makes
+		 * delivery effect-once for a sink in its transactions.
+		 * @param checkpointStore the store
+		 * @return this builder
+		 */
+		public Builder checkpointStore(CheckpointStore checkpointStore) {
+			this.checkpointStore = checkpointStore;
+			return this;
+		}
+
+		/**
+		 * Lets one sink transaction of a transactional checkpoint store cover up to
+		 * {@code transactions} source transactions (1 by default), committing early when
+		 * no more are waiting or when it has been open for {@code maxDelay} (100 ms by
+		 * default), so that a trickle is not held back.
+		 * @param transactions the most source transactions per sink transaction
+		 * @param maxDelay the longest a sink transaction waits for more
+		 * @return this builder
+		 */
+		public Builder checkpointBatch(int transactions, Duration maxDelay) {
+			this.checkpointBatch = transactions;
+			this.checkpointBatchDelay = maxDelay;
+			return this;
+		}
+
+		/**
 		 * Opens streams with this factory instead of over pgjdbc; for tests.
 		 * @param streamFactory the factory
 		 * @return this builder
@@ -461,18 +550,29 @@ public final class ReplicationConsumer {
 		 * Checks the configuration and builds the consumer; nothing touches the server.
 		 * @return the consumer, not started
 		 * @throws ReplicationConsumerException if the configuration is invalid
+		 * @throws io.postlog.admin.InvalidIdentifierException if a name is invalid
 		 */
 		public ReplicationConsumer build() {
-			new BuilderCheck(this).check();
+			int sources = ((this.streamFactory != null) ? 1 : 0) + ((this.connectionFactory != null) ? 1 : 0)
+					+ ((this.jdbcUrl != null) ? 1 : 0);
+			if (sources != 1) {
+				throw new ReplicationConsumerException(
+						"Configure exactly one of jdbcUrl, connectionFactory and streamFactory, not " + sources);
+			}
 			LogicalStreamFactory streams = this.streamFactory;
-			ReplicationConnectionFactory connections = this.connectionFactory;
-			if (connections == null && this.jdbcUrl != null) {
-				connections = ReplicationConnectionFactory.of(this.jdbcUrl, this.user, this.password);
-			}
 			if (streams == null) {
-				streams = new PgLogicalStreamFactory(Objects.requireNonNull(connections));
+				ReplicationConnectionFactory connections = (this.connectionFactory != null) ? this.connectionFactory
+						: ReplicationConnectionFactory.of(Objects.requireNonNull(this.jdbcUrl), this.user,
+								this.password);
+				streams = new PgLogicalStreamFactory(connections,
+						(this.connectTimeout != null) ? this.connectTimeout : Duration.ofSeconds(10));
 			}
-			return new ReplicationConsumer(this, streams, adminConnections());
+			return new ReplicationConsumer(new ConsumerConfig(this.slotName, this.slotLifecycle, this.publicationName,
+					this.publicationMode, this.tables, this.binary, this.retryPolicy, this.statusInterval,
+					this.connectTimeout, this.maxTransactionChanges, this.maxUnacknowledged, this.readAheadEvents,
+					this.readAheadBytes, this.stopTimeout, this.listener, this.valueDecoders, this.subscriptions,
+					streams, adminConnections(), this.checkpointStore, this.checkpointBatch,
+					this.checkpointBatchDelay));
 		}
 
 		private @Nullable AdminConnections adminConnections() {
@@ -484,17 +584,6 @@ public final class ReplicationConsumer {
 			}
 			return (this.jdbcUrl != null && this.streamFactory == null)
 					? AdminConnections.of(this.jdbcUrl, this.user, this.password) : null;
-		}
-
-		int connectionSources() {
-			int sources = (this.streamFactory != null) ? 1 : 0;
-			sources += (this.connectionFactory != null) ? 1 : 0;
-			return sources + ((this.jdbcUrl != null) ? 1 : 0);
-		}
-
-		boolean willHaveAdmin() {
-			return this.adminConnection != null || this.adminDataSource != null
-					|| (this.jdbcUrl != null && this.streamFactory == null);
 		}
 
 	}

@@ -23,11 +23,11 @@ final class SlotPositionCheck {
 
 	private final String slotName;
 
-	private final AckPosition acks;
+	private final AckWindow acks;
 
 	private final ConsumerListener listener;
 
-	SlotPositionCheck(AdminConnections admin, String slotName, AckPosition acks, ConsumerListener listener) {
+	SlotPositionCheck(AdminConnections admin, String slotName, AckWindow acks, ConsumerListener listener) {
 		this.admin = admin;
 		this.slotName = slotName;
 		this.acks = acks;
@@ -43,7 +43,7 @@ final class SlotPositionCheck {
 		if (confirmed == null) {
 			return;
 		}
-		Lsn acked = this.acks.get();
+		Lsn acked = this.acks.acked();
 		if (!tookOver && acked.isValid() && confirmed.isAfter(acked)) {
 			logger.warn(
 					"Slot {} was advanced by something else: its confirmed_flush_lsn is {} but this consumer "

@@ -4,24 +4,35 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 import io.postlog.Lsn;
+import io.postlog.admin.ConnectionLostException;
 import io.postlog.stream.LogicalStream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The reader thread of one session: owns the stream, decodes payloads into events and
- * hands them to the delivery thread through a bounded queue. While the queue is full it
- * stops reading but keeps sending standby status updates, so a slow handler does not make
- * the server drop the connection; it tells the server the acknowledged position within
- * about 200 ms of its moving (not only at the status interval); and when nothing is open
- * or undelivered it acknowledges the server's keepalive position so an idle slot does not
- * retain WAL. Sends a last status and closes the stream when it ends.
+ * The reader thread of one session, and the one owner of standby status: it owns the
+ * stream, decodes payloads into events and hands them to the delivery thread, and it
+ * alone decides when the server hears from the consumer.
+ * <ul>
+ * <li>A moved acknowledgement reaches the server within about 200 ms, not only at the
+ * status interval, so that a crash redelivers little.</li>
+ * <li>Every status update asks the server to answer, and one goes out at least every
+ * {@link #pingNanos ping interval}; when the socket has carried nothing back for
+ * {@link #livenessNanos} while the reader was reading, the connection is taken for dead
+ * (a half-open connection sends nothing, ever).</li>
+ * <li>While the hand-off is full it stops reading but keeps sending status, so a slow
+ * handler does not make the server drop the connection.</li>
+ * <li>When nothing is open, queued or in flight it acknowledges the server's keepalive
+ * position, so an idle slot does not retain WAL.</li>
+ * </ul>
+ * A call that hangs inside the stream (a stall in the middle of a message) is seen by the
+ * consumer's watchdog through {@link #stuckNanos(long)}, which breaks the connection.
+ * Sends a last status and closes the stream when it ends; a failure ends it and is kept
+ * for the delivery thread.
  */
 final class StreamReader implements Runnable {
 
@@ -29,12 +40,14 @@ final class StreamReader implements Runnable {
 
 	private static final Duration POLL = Duration.ofMillis(100);
 
-	/**
-	 * How soon a moved acknowledgement reaches the server, at the latest: much sooner
-	 * than the status interval, so that a crash redelivers little, yet at most a few
-	 * status messages a second however fast transactions are acknowledged.
-	 */
-	private static final long ACK_STATUS_NANOS = Duration.ofMillis(200).toNanos();
+	private static final long ACK_STATUS_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+	private static final long MAX_PING_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+	private static final long MIN_PING_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+	/** What a silent connection is judged by when the server has no timeout. */
+	private static final long DEFAULT_SERVER_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
 	/** The most events read ahead before they are handed over. */
 	private static final int BATCH_EVENTS = 256;
@@ -42,136 +55,223 @@ final class StreamReader implements Runnable {
 	/** The longest a batch is read before it is handed over. */
 	private static final long BATCH_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
 
+	private final String slotName;
+
 	private final LogicalStream stream;
 
 	private final MessageAssembler assembler;
 
-	private final BlockingQueue<Event> queue;
+	private final HandOff<Event> handOff;
 
-	private final AckPosition acks;
+	private final AckWindow window;
 
 	private final long blockedStatusNanos;
 
-	private final AtomicLong enqueued = new AtomicLong();
+	private final long pingNanos;
 
-	private final AtomicLong delivered = new AtomicLong();
+	private final long livenessNanos;
 
 	private volatile boolean stopRequested;
 
 	private volatile @Nullable Throwable failure;
 
+	private volatile long callStartedNanos;
+
 	private long applied;
 
 	private boolean acknowledgementUnsent;
 
-	private long lastAcknowledgementStatus = System.nanoTime();
+	private long lastStatusNanos = System.nanoTime();
 
-	StreamReader(LogicalStream stream, MessageAssembler assembler, BlockingQueue<Event> queue, AckPosition acks,
-			Duration statusInterval) {
+	private long lastBytes = -1;
+
+	private long lastHeardNanos = System.nanoTime();
+
+	StreamReader(String slotName, LogicalStream stream, MessageAssembler assembler, HandOff<Event> handOff,
+			AckWindow window, Duration statusInterval) {
+		this.slotName = slotName;
 		this.stream = stream;
 		this.assembler = assembler;
-		this.queue = queue;
-		this.acks = acks;
+		this.handOff = handOff;
+		this.window = window;
+		long serverTimeout = stream.serverTimeout().isZero() ? DEFAULT_SERVER_TIMEOUT_NANOS
+				: stream.serverTimeout().toNanos();
 		// wal_sender_timeout can be far shorter than the status interval and keepalive
 		// requests cannot be seen while the socket is not read, so report often.
-		this.blockedStatusNanos = Math.min(statusInterval.toNanos(), Duration.ofSeconds(1).toNanos());
+		this.blockedStatusNanos = Math.min(statusInterval.toNanos(), TimeUnit.SECONDS.toNanos(1));
+		this.pingNanos = Math.max(MIN_PING_NANOS,
+				Math.min(statusInterval.toNanos(), Math.min(MAX_PING_NANOS, serverTimeout / 3)));
+		this.livenessNanos = serverTimeout + this.pingNanos;
+	}
+
+	/**
+	 * Returns how long a connection may carry nothing back before it is taken for dead,
+	 * which is also how long one call may hang.
+	 * @return the bound
+	 */
+	Duration liveness() {
+		return Duration.ofNanos(this.livenessNanos);
 	}
 
 	@Override
 	public void run() {
 		Deque<Event> pending = new ArrayDeque<>();
-		long lastBlockedStatus = System.nanoTime();
 		try {
 			while (!this.stopRequested) {
-				applyAcknowledged();
+				reportAcknowledged();
 				if (!pending.isEmpty()) {
-					if (handOff(pending)) {
-						lastBlockedStatus = System.nanoTime();
-						continue;
-					}
-					if (this.queue.offer(pending.peek(), POLL.toMillis(), TimeUnit.MILLISECONDS)) {
-						pending.poll();
-						this.enqueued.incrementAndGet();
-						lastBlockedStatus = System.nanoTime();
-					}
-					else if (System.nanoTime() - lastBlockedStatus >= this.blockedStatusNanos) {
-						this.stream.sendStatus();
-						lastBlockedStatus = System.nanoTime();
+					if (!this.handOff.offerAll(pending)) {
+						waitForRoom();
 					}
 					continue;
 				}
-				ByteBuffer payload = this.stream.read(POLL);
+				ByteBuffer payload = read(POLL);
 				if (payload != null) {
+					long bytes = payload.remaining();
 					assemble(payload, pending);
 					// Hand over what has already arrived together: the delivery thread
 					// then wakes once per batch, not once per event. No more than the
-					// queue takes, so read-ahead stays bounded by its capacity, and for
-					// no longer than BATCH_NANOS, so that a steady trickle of messages
-					// is not held back until a batch fills.
+					// hand-off takes, in events and in bytes, so read-ahead stays
+					// bounded,
+					// and for no longer than BATCH_NANOS, so that a steady trickle is not
+					// held back.
 					long batchStart = System.nanoTime();
-					while (pending.size() < Math.min(BATCH_EVENTS, this.queue.remainingCapacity())
+					int maxEvents = Math.min(BATCH_EVENTS, this.handOff.remainingCapacity());
+					long maxBytes = this.handOff.remainingBytes();
+					while (pending.size() < maxEvents && bytes < maxBytes
 							&& System.nanoTime() - batchStart < BATCH_NANOS
-							&& (payload = this.stream.read(Duration.ZERO)) != null) {
+							&& (payload = read(Duration.ZERO)) != null) {
+						bytes += payload.remaining();
 						assemble(payload, pending);
 					}
 				}
-				if (pending.isEmpty()) {
+				else {
 					acknowledgeIdle();
 				}
+				checkLiveness();
 			}
-			applyAcknowledged();
-			this.stream.sendStatus();
+			reportAcknowledged();
+			sendStatus();
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
 		catch (Throwable ex) {
-			this.failure = ex;
+			Throwable hung = this.failure;
+			if (hung != null) {
+				hung.addSuppressed(ex);
+			}
+			else {
+				this.failure = ex;
+			}
 		}
 		finally {
 			closeQuietly();
 		}
 	}
 
-	/**
-	 * Moves as many pending events to the queue as fit without waiting.
-	 * @return whether all of them fitted
-	 */
-	private boolean handOff(Deque<Event> pending) {
-		Event event;
-		while ((event = pending.peek()) != null && this.queue.offer(event)) {
-			pending.poll();
-			this.enqueued.incrementAndGet();
+	private void waitForRoom() throws InterruptedException {
+		this.handOff.awaitRoom(POLL.toMillis(), TimeUnit.MILLISECONDS);
+		long now = System.nanoTime();
+		if (now - this.lastStatusNanos >= this.blockedStatusNanos) {
+			sendStatus();
 		}
-		return pending.isEmpty();
+		// The socket is not read while delivery is behind, so its silence says nothing.
+		this.lastHeardNanos = now;
+	}
+
+	private @Nullable ByteBuffer read(Duration timeout) {
+		this.callStartedNanos = System.nanoTime();
+		try {
+			return this.stream.read(timeout);
+		}
+		finally {
+			this.callStartedNanos = 0;
+		}
+	}
+
+	private void sendStatus() {
+		this.callStartedNanos = System.nanoTime();
+		try {
+			this.stream.sendStatus();
+		}
+		finally {
+			this.callStartedNanos = 0;
+		}
+		this.lastStatusNanos = System.nanoTime();
+		this.acknowledgementUnsent = false;
 	}
 
 	private void assemble(ByteBuffer payload, Deque<Event> pending) {
 		pending.addAll(this.assembler.assemble(payload));
 	}
 
-	private void applyAcknowledged() {
-		long acked = this.acks.get().value();
+	private void reportAcknowledged() {
+		long acked = this.window.acked().value();
 		if (acked != this.applied) {
 			this.stream.acknowledge(Lsn.of(acked));
 			this.applied = acked;
 			this.acknowledgementUnsent = true;
 		}
-		if (this.acknowledgementUnsent && System.nanoTime() - this.lastAcknowledgementStatus >= ACK_STATUS_NANOS) {
-			this.stream.sendStatus();
-			this.lastAcknowledgementStatus = System.nanoTime();
-			this.acknowledgementUnsent = false;
+		long now = System.nanoTime();
+		if ((this.acknowledgementUnsent && now - this.lastStatusNanos >= ACK_STATUS_NANOS)
+				|| now - this.lastStatusNanos >= this.pingNanos) {
+			sendStatus();
 		}
 	}
 
 	private void acknowledgeIdle() {
-		if (this.assembler.inTransaction() || this.enqueued.get() != this.delivered.get()) {
+		if (this.assembler.inTransaction() || !this.handOff.settled()) {
 			return;
 		}
 		Lsn received = this.stream.lastReceiveLsn();
-		if (received.isValid() && this.acks.advance(received)) {
-			applyAcknowledged();
+		if (received.isValid() && this.window.advanceIdle(received)) {
+			reportAcknowledged();
 		}
+	}
+
+	private void checkLiveness() {
+		long bytes = this.stream.bytesReceived();
+		if (bytes < 0) {
+			return;
+		}
+		long now = System.nanoTime();
+		if (bytes != this.lastBytes) {
+			this.lastBytes = bytes;
+			this.lastHeardNanos = now;
+			return;
+		}
+		if (now - this.lastHeardNanos > this.livenessNanos && this.lastStatusNanos > this.lastHeardNanos) {
+			throw new ConnectionLostException(
+					"The replication connection of slot '" + this.slotName + "' carried nothing back for "
+							+ TimeUnit.NANOSECONDS.toMillis(now - this.lastHeardNanos)
+							+ " ms although the server was asked to answer (the bound is wal_sender_timeout plus the "
+							+ TimeUnit.NANOSECONDS.toMillis(this.pingNanos) + " ms ping interval); taking it for dead",
+					null);
+		}
+	}
+
+	/**
+	 * Returns how long the reader has been inside one call to the stream.
+	 * @param now the current {@link System#nanoTime()}
+	 * @return the nanoseconds, or {@code 0} when it is not in a call
+	 */
+	long stuckNanos(long now) {
+		long started = this.callStartedNanos;
+		return (started != 0) ? now - started : 0;
+	}
+
+	/**
+	 * Breaks the connection so that a hung call fails; the reader then ends with that
+	 * failure, which names the bound.
+	 */
+	void abort() {
+		if (this.failure == null) {
+			this.failure = new ConnectionLostException("A call on the replication connection of slot '" + this.slotName
+					+ "' hung for more than " + liveness().toMillis()
+					+ " ms (wal_sender_timeout plus the ping interval); breaking the connection", null);
+		}
+		this.stream.abort();
 	}
 
 	private void closeQuietly() {
@@ -181,13 +281,6 @@ final class StreamReader implements Runnable {
 		catch (RuntimeException ex) {
 			logger.debug("Closing the replication stream failed: {}", ex.getClass().getName());
 		}
-	}
-
-	/**
-	 * Called by the delivery thread after it has delivered an event taken from the queue.
-	 */
-	void delivered() {
-		this.delivered.incrementAndGet();
 	}
 
 	void stop() {

@@ -85,6 +85,31 @@ public final class RowDecoder {
 		return Row.of(layout.keyColumns, decode(layout, tuple, layout.keyIndexes));
 	}
 
+	/**
+	 * Returns a hash of a tuple's replica-identity key, from the values' bytes as the
+	 * server sent them, for routing changes of one row to the same place: equal keys give
+	 * equal hashes. A relation without a usable key (replica identity {@code nothing} or
+	 * {@code full}, or no key column) hashes by table alone.
+	 * @param relationId the relation OID
+	 * @param tuple a new-row or key tuple of that relation
+	 * @return the hash
+	 * @throws RowDecodingException if the relation is unknown or the width differs
+	 */
+	public int keyHash(int relationId, TupleData tuple) {
+		RelationLayout layout = checkedLayout(relationId, tuple);
+		int hash = layout.table.hashCode();
+		if (!layout.routesByKey) {
+			return hash;
+		}
+		for (int index : layout.keyIndexes) {
+			TupleValue value = tuple.get(index);
+			byte[] bytes = (value instanceof TupleValue.Binary binary) ? binary.bytes()
+					: (value instanceof TupleValue.Text text) ? text.bytes() : null;
+			hash = 31 * hash + ((bytes != null) ? Arrays.hashCode(bytes) : 0);
+		}
+		return hash;
+	}
+
 	private @Nullable Object[] decode(RelationLayout layout, TupleData tuple, int @Nullable [] indexes) {
 		int count = (indexes != null) ? indexes.length : layout.decoders.length;
 		@Nullable Object[] row = new Object[count];
@@ -154,6 +179,9 @@ public final class RowDecoder {
 
 		final ValueDecoder[] decoders;
 
+		/** Whether the key columns identify a row: replica identity default or index. */
+		final boolean routesByKey;
+
 		RelationLayout(Relation relation, ValueDecoders values) {
 			this.relation = relation;
 			// pgoutput sends pg_catalog as an empty namespace.
@@ -176,6 +204,8 @@ public final class RowDecoder {
 			this.allColumns = Row.columns(names);
 			this.keyColumns = Row.columns(keyNames);
 			this.keyIndexes = Arrays.copyOf(keys, keyNames.size());
+			char identity = relation.replicaIdentity();
+			this.routesByKey = (identity == 'd' || identity == 'i') && this.keyIndexes.length > 0;
 		}
 
 	}

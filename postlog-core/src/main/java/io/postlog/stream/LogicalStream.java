@@ -7,20 +7,23 @@ import io.postlog.Lsn;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A started logical replication stream: the protocol the consumer talks to. Keepalives
- * are answered inside; the server learns the acknowledged position only from
- * {@link #acknowledge(Lsn)}. One thread at a time may use a stream (the consumer's reader
- * thread owns it).
+ * A started logical replication stream: the protocol the consumer talks to. The server
+ * learns the acknowledged position only from {@link #acknowledge(Lsn)} followed by
+ * {@link #sendStatus()}; nothing is sent on a timer. One thread at a time may call the
+ * reading and status methods (the consumer's reader thread owns the stream);
+ * {@link #abort()} may be called from any thread.
  */
 public interface LogicalStream extends AutoCloseable {
 
 	/**
 	 * Returns the next message's payload (one output plugin message, for pgoutput one
-	 * protocol message), waiting at most {@code timeout}; sends a standby status update
-	 * whenever the status interval has passed, while waiting too.
+	 * protocol message), waiting at most {@code timeout}. Keepalives the server asks to
+	 * be answered are answered inside, with the acknowledged position.
 	 * @param timeout the longest time to wait
 	 * @return the payload, valid until the next call, or {@code null} if none arrived
-	 * @throws io.postlog.PostlogException if the connection fails
+	 * @throws io.postlog.admin.ConnectionLostException if the server closed the
+	 * connection or it broke
+	 * @throws io.postlog.PostlogException if the stream fails otherwise
 	 */
 	@Nullable ByteBuffer read(Duration timeout);
 
@@ -39,13 +42,48 @@ public interface LogicalStream extends AutoCloseable {
 	void acknowledge(Lsn lsn);
 
 	/**
-	 * Sends a standby status update now.
-	 * @throws io.postlog.PostlogException if the connection fails
+	 * Sends a standby status update now and asks the server to answer it, so that a
+	 * healthy connection carries bytes back at least once per call.
+	 * @throws io.postlog.admin.ConnectionLostException if the connection broke
 	 */
 	void sendStatus();
 
 	/**
-	 * Closes the stream and its connection. Idempotent.
+	 * Returns how many bytes the server has sent on this connection, for telling a silent
+	 * connection from one that merely has nothing to stream.
+	 * @return the count, or {@code -1} when this stream cannot see its socket
+	 */
+	default long bytesReceived() {
+		return -1;
+	}
+
+	/**
+	 * Returns the server's {@code wal_sender_timeout}: how long it waits for a status
+	 * update before it ends the connection.
+	 * @return the timeout, {@link Duration#ZERO} if it is off or unknown
+	 */
+	default Duration serverTimeout() {
+		return Duration.ZERO;
+	}
+
+	/**
+	 * Returns the consistent point of the temporary slot this stream created, where its
+	 * changes begin.
+	 * @return the position, or {@link Lsn#INVALID} when the stream created no slot
+	 */
+	default Lsn createdSlotAt() {
+		return Lsn.INVALID;
+	}
+
+	/**
+	 * Breaks the connection at once, from any thread: a call blocked on the socket then
+	 * fails. Used when a call is stuck. Idempotent.
+	 */
+	void abort();
+
+	/**
+	 * Closes the stream and its connection, after a last status update when the
+	 * connection is usable. Idempotent.
 	 */
 	@Override
 	void close();

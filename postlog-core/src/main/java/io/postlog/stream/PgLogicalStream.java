@@ -4,14 +4,13 @@ import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
 
 import io.postlog.Lsn;
 import io.postlog.PostlogException;
+import io.postlog.admin.ConnectionLostException;
+import io.postlog.admin.PgErrors;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
@@ -23,30 +22,23 @@ import org.slf4j.LoggerFactory;
  * <p>
  * <b>Waiting.</b> {@link #read(Duration)} polls {@link PGReplicationStream#readPending()}
  * and parks between empty polls, rather than calling the blocking
- * {@link PGReplicationStream#read()}. The blocking read loops inside pgjdbc until a
- * message arrives, so it can honour neither the caller's timeout nor a stop request, and
- * it holds the connection for the whole wait, which would keep the status timer below off
- * it; pgjdbc 42.7.11 to 42.7.13 are also reported to lose the COPY when its
- * status-interval socket timeout fires on an idle slot ("Tried to write to an inactive
- * copy operation"; this did not reproduce in postlog's own runs of 42.7.11 and 42.7.14).
- * An empty {@code readPending()} waits up to 1 ms in the socket at most once a second;
- * otherwise it only asks the socket how many bytes it holds. While messages flow (within
+ * {@link PGReplicationStream#read()}, which loops inside pgjdbc until a message arrives
+ * and so can honour neither the caller's timeout nor a stop request. An empty
+ * {@code readPending()} waits up to 1 ms in the socket at most once a second; otherwise
+ * it only asks the socket how many bytes it holds. While messages flow (within
  * {@link #BUSY_WINDOW_NANOS} of the last one) the stream parks {@link #BUSY_PARK_NANOS}
- * between empty polls, which lets the socket fill (so the next read gets a full buffer)
- * instead of spinning a core against the walsender; after that the park doubles from 1 ms
- * up to {@link #MAX_PARK_NANOS}, so an idle stream wakes about fifty times a second (a
- * few per cent of one core) and the first commit after a quiet spell is read at most
- * about 20 ms later.
+ * between empty polls, which lets the socket fill instead of spinning a core against the
+ * walsender; after that the park doubles from 1 ms up to {@link #MAX_PARK_NANOS}, so an
+ * idle stream wakes about fifty times a second and the first commit after a quiet spell
+ * is read at most about 20 ms later.
  * <p>
- * <b>Status updates.</b> pgjdbc sends a standby status update from inside
- * {@code readPending()} whenever the status interval has passed. When the owner does not
- * call {@link #read} or {@link #sendStatus} for a whole interval (for example while its
- * hand-off queue is full), a shared daemon timer sends the update instead, so the
- * server's {@code wal_sender_timeout} never ends the connection of a consumer that is
- * merely slow. A failure of such an update is raised by the next call.
+ * <b>Status.</b> pgjdbc's own status timer is off (interval 0): the owner decides when
+ * the server hears from it ({@link #sendStatus()}), and pgjdbc only answers keepalives
+ * inside {@code readPending()}, on the owner's thread.
  * <p>
- * One thread at a time may call the reading methods; an internal lock keeps the timer off
- * the connection while they run.
+ * <b>A closed connection.</b> pgjdbc takes the end of the socket's stream for "no data
+ * yet"; the {@link SocketProbe} under the connection sees it, and {@link #read} then
+ * fails with {@link ConnectionLostException} at once.
  */
 final class PgLogicalStream implements LogicalStream {
 
@@ -65,53 +57,34 @@ final class PgLogicalStream implements LogicalStream {
 
 	private static final long MIN_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-	private static final ScheduledThreadPoolExecutor statusTimer = statusTimer();
-
 	private final String slotName;
 
 	private final Connection connection;
 
 	private final PGReplicationStream stream;
 
-	private final long statusIntervalNanos;
+	private final SocketProbe probe;
 
-	private final ReentrantLock lock = new ReentrantLock();
+	private final Duration serverTimeout;
 
-	private final @Nullable ScheduledFuture<?> statusTask;
-
-	private volatile long lastStreamCallNanos = System.nanoTime();
+	private final Lsn createdSlotAt;
 
 	private long lastMessageNanos = System.nanoTime() - BUSY_WINDOW_NANOS;
 
-	private volatile Lsn acknowledged = Lsn.INVALID;
-
-	private volatile @Nullable SQLException timerFailure;
+	private Lsn acknowledged = Lsn.INVALID;
 
 	private volatile boolean closed;
 
-	PgLogicalStream(String slotName, Connection connection, PGReplicationStream stream, Duration statusInterval) {
+	private volatile boolean aborted;
+
+	PgLogicalStream(String slotName, Connection connection, PGReplicationStream stream, SocketProbe probe,
+			Duration serverTimeout, Lsn createdSlotAt) {
 		this.slotName = slotName;
 		this.connection = connection;
 		this.stream = stream;
-		this.statusIntervalNanos = statusInterval.toNanos();
-		if (this.statusIntervalNanos > 0) {
-			long period = Math.max(TimeUnit.MILLISECONDS.toNanos(100), this.statusIntervalNanos / 4);
-			this.statusTask = statusTimer.scheduleWithFixedDelay(this::sendStatusIfIdle, period, period,
-					TimeUnit.NANOSECONDS);
-		}
-		else {
-			this.statusTask = null;
-		}
-	}
-
-	private static ScheduledThreadPoolExecutor statusTimer() {
-		ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, (runnable) -> {
-			Thread thread = new Thread(runnable, "postlog-standby-status");
-			thread.setDaemon(true);
-			return thread;
-		});
-		timer.setRemoveOnCancelPolicy(true);
-		return timer;
+		this.probe = probe;
+		this.serverTimeout = serverTimeout;
+		this.createdSlotAt = createdSlotAt;
 	}
 
 	@Override
@@ -140,18 +113,25 @@ final class PgLogicalStream implements LogicalStream {
 	}
 
 	private @Nullable ByteBuffer readPending() {
-		this.lock.lock();
+		checkUsable();
+		ByteBuffer payload;
 		try {
-			checkUsable();
-			this.lastStreamCallNanos = System.nanoTime();
-			return this.stream.readPending();
+			payload = this.stream.readPending();
 		}
 		catch (SQLException ex) {
 			throw failure("Replication stream from slot '" + this.slotName + "' failed", ex);
 		}
-		finally {
-			this.lock.unlock();
+		if (payload == null) {
+			if (this.probe.endOfStream()) {
+				throw new ConnectionLostException(
+						"The server closed the replication connection of slot '" + this.slotName + "'", null);
+			}
+			if (this.stream.isClosed()) {
+				throw new ConnectionLostException(
+						"The server ended the replication stream of slot '" + this.slotName + "'", null);
+			}
 		}
+		return payload;
 	}
 
 	@Override
@@ -172,54 +152,60 @@ final class PgLogicalStream implements LogicalStream {
 
 	@Override
 	public void sendStatus() {
-		this.lock.lock();
+		checkUsable();
 		try {
-			checkUsable();
-			this.lastStreamCallNanos = System.nanoTime();
 			this.stream.forceUpdateStatus();
 		}
 		catch (SQLException ex) {
 			throw failure("Could not send a standby status update for slot '" + this.slotName + "'", ex);
 		}
-		finally {
-			this.lock.unlock();
-		}
 	}
 
-	private void sendStatusIfIdle() {
-		if (this.closed || this.timerFailure != null
-				|| System.nanoTime() - this.lastStreamCallNanos < this.statusIntervalNanos || !this.lock.tryLock()) {
-			return;
-		}
-		try {
-			if (!this.closed) {
-				this.lastStreamCallNanos = System.nanoTime();
-				this.stream.forceUpdateStatus();
-			}
-		}
-		catch (SQLException ex) {
-			this.timerFailure = ex;
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Standby status update for slot '{}' failed", this.slotName, ex);
-		}
-		finally {
-			this.lock.unlock();
-		}
+	@Override
+	public long bytesReceived() {
+		return this.probe.attached() ? this.probe.bytesReceived() : -1;
 	}
 
-	private void checkUsable() throws SQLException {
+	@Override
+	public Duration serverTimeout() {
+		return this.serverTimeout;
+	}
+
+	@Override
+	public Lsn createdSlotAt() {
+		return this.createdSlotAt;
+	}
+
+	private void checkUsable() {
+		if (this.aborted) {
+			throw new ConnectionLostException(
+					"The replication connection of slot '" + this.slotName + "' was broken off", null);
+		}
 		if (this.closed) {
 			throw new PostlogException("Replication stream from slot '" + this.slotName + "' is closed");
-		}
-		SQLException failure = this.timerFailure;
-		if (failure != null) {
-			throw failure;
 		}
 	}
 
 	private PostlogException failure(String message, SQLException ex) {
-		return PgLogicalStreamFactory.translate(ex, this.slotName, message);
+		if (this.aborted) {
+			return new ConnectionLostException(
+					"The replication connection of slot '" + this.slotName + "' was broken off", ex);
+		}
+		return PgErrors.translateReplication(ex, this.slotName, true, message);
+	}
+
+	@Override
+	public void abort() {
+		if (this.aborted || this.closed) {
+			return;
+		}
+		this.aborted = true;
+		try {
+			this.connection.abort(Runnable::run);
+		}
+		catch (SQLException | RuntimeException ex) {
+			logger.debug("Aborting the replication connection of slot '{}' failed", this.slotName, ex);
+		}
 	}
 
 	/**
@@ -232,16 +218,9 @@ final class PgLogicalStream implements LogicalStream {
 		if (this.closed) {
 			return;
 		}
-		if (this.statusTask != null) {
-			this.statusTask.cancel(false);
-		}
-		this.lock.lock();
+		this.closed = true;
 		try {
-			if (this.closed) {
-				return;
-			}
-			this.closed = true;
-			if (this.acknowledged.isValid() && this.timerFailure == null && !this.stream.isClosed()) {
+			if (!this.aborted && this.acknowledged.isValid() && !this.stream.isClosed() && !this.probe.endOfStream()) {
 				this.stream.forceUpdateStatus();
 			}
 		}
@@ -255,7 +234,7 @@ final class PgLogicalStream implements LogicalStream {
 			catch (SQLException | RuntimeException ex) {
 				logger.debug("Closing the replication connection for slot '{}' failed", this.slotName, ex);
 			}
-			this.lock.unlock();
+			this.probe.close();
 		}
 	}
 

@@ -1,45 +1,68 @@
 package io.postlog.stream;
 
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.Properties;
 import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 
-import io.postlog.PostlogException;
-import io.postlog.admin.InsufficientPrivilegeException;
+import io.postlog.Lsn;
+import io.postlog.admin.ConnectionLostException;
 import io.postlog.admin.InvalidIdentifierException;
+import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.SlotInUseException;
-import io.postlog.admin.SlotNotFoundException;
 import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
 import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
+import org.postgresql.replication.ReplicationSlotInfo;
 import org.postgresql.replication.fluent.logical.ChainedLogicalStreamBuilder;
 
 /**
  * Opens pgoutput streams with pgjdbc's replication API, each on a fresh connection from a
- * {@link ReplicationConnectionFactory}. Automatic flushing is off: the server learns an
- * acknowledged position only from {@link LogicalStream#acknowledge}. Thread-safe as far
- * as the connection factory is.
+ * {@link ReplicationConnectionFactory}. Automatic flushing and pgjdbc's status timer are
+ * off: the server learns an acknowledged position only when the stream's owner sends
+ * status. Thread-safe as far as the connection factory is.
  * <p>
- * Errors: {@link SlotInUseException} when another process streams from the slot (SQLState
- * {@code 55006}, or {@code 42710} when a temporary slot of that name is held by another
- * connection); {@link SlotNotFoundException} when the slot does not exist
- * ({@code 42704}); {@link InsufficientPrivilegeException} when the role lacks
- * {@code REPLICATION} ({@code 42501}); any other failure is a {@link PostlogException}
- * with the {@link SQLException} as cause.
+ * Time bounds: connecting and logging in take at most the connect timeout (pgjdbc's
+ * {@code connectTimeout} and {@code loginTimeout}), and so does
+ * {@code START_REPLICATION}; creating a temporary slot waits as long as the server needs
+ * to find a consistent point (it waits for running transactions to end).
+ * <p>
+ * Errors are translated by {@link PgErrors#translateReplication}: a connection that fails
+ * or times out is a {@link ConnectionLostException}; another process streaming from the
+ * slot a {@link SlotInUseException}; a missing slot a
+ * {@link io.postlog.admin.SlotNotFoundException}; a missing role attribute an
+ * {@link io.postlog.admin.InsufficientPrivilegeException}.
  */
 public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 
 	private final ReplicationConnectionFactory connections;
 
+	private final Duration connectTimeout;
+
 	/**
-	 * Creates a factory.
+	 * Creates a factory with a connect timeout of 10 s.
 	 * @param connections opens a fresh replication connection per stream
 	 */
 	public PgLogicalStreamFactory(ReplicationConnectionFactory connections) {
+		this(connections, Duration.ofSeconds(10));
+	}
+
+	/**
+	 * Creates a factory.
+	 * @param connections opens a fresh replication connection per stream
+	 * @param connectTimeout the longest a connect, login or {@code START_REPLICATION} may
+	 * take (at least one second)
+	 */
+	public PgLogicalStreamFactory(ReplicationConnectionFactory connections, Duration connectTimeout) {
 		this.connections = Objects.requireNonNull(connections, "connections");
+		this.connectTimeout = Objects.requireNonNull(connectTimeout, "connectTimeout");
 	}
 
 	@Override
@@ -48,23 +71,29 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 		// check them before anything reaches the server.
 		String slotName = PgIdentifiers.requireSlotName(request.slotName());
 		String publications = publicationNames(request);
+		SocketProbe probe = SocketProbe.register();
 		Connection connection;
 		try {
-			connection = this.connections.connect();
+			connection = this.connections.connect(driverProperties(probe));
 		}
 		catch (SQLException ex) {
-			throw translate(ex, slotName, "Could not open a replication connection for slot '" + slotName + "'");
+			probe.close();
+			throw PgErrors.translateReplication(ex, slotName, false,
+					"Could not open a replication connection for slot '" + slotName + "'");
 		}
 		try {
+			Duration serverTimeout = serverTimeout(connection);
 			PGConnection pgConnection = connection.unwrap(PGConnection.class);
+			Lsn created = Lsn.INVALID;
 			if (request.temporarySlot()) {
-				pgConnection.getReplicationAPI()
+				ReplicationSlotInfo slot = pgConnection.getReplicationAPI()
 					.createReplicationSlot()
 					.logical()
 					.withSlotName(slotName)
 					.withOutputPlugin("pgoutput")
 					.withTemporaryOption()
 					.make();
+				created = Lsn.of(slot.getConsistentPoint().asLong());
 			}
 			ChainedLogicalStreamBuilder builder = pgConnection.getReplicationAPI()
 				.replicationStream()
@@ -73,8 +102,7 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 				.withStartPosition(LogSequenceNumber.valueOf(request.startLsn().value()))
 				.withSlotOption("proto_version", String.valueOf(request.protocolVersion()))
 				.withSlotOption("publication_names", publications)
-				.withStatusInterval((int) Math.min(Integer.MAX_VALUE, request.statusInterval().toMillis()),
-						TimeUnit.MILLISECONDS)
+				.withStatusInterval(0, TimeUnit.MILLISECONDS)
 				.withAutomaticFlush(false);
 			if (request.binary()) {
 				builder = builder.withSlotOption("binary", "true");
@@ -82,16 +110,51 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 			if (request.messages()) {
 				builder = builder.withSlotOption("messages", "true");
 			}
+			connection.setNetworkTimeout(null, timeoutMillis());
 			PGReplicationStream stream = builder.start();
-			return new PgLogicalStream(slotName, connection, stream, request.statusInterval());
+			connection.setNetworkTimeout(null, 0);
+			return new PgLogicalStream(slotName, connection, stream, probe, serverTimeout, created);
 		}
 		catch (SQLException ex) {
-			closeQuietly(connection);
-			throw translate(ex, slotName, "Could not start replication from slot '" + slotName + "'");
+			closeQuietly(connection, probe);
+			throw PgErrors.translateReplication(ex, slotName, false,
+					"Could not start replication from slot '" + slotName + "'");
 		}
 		catch (RuntimeException ex) {
-			closeQuietly(connection);
+			closeQuietly(connection, probe);
 			throw ex;
+		}
+	}
+
+	private Properties driverProperties(SocketProbe probe) {
+		Properties properties = new Properties();
+		int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, this.connectTimeout.toSeconds()));
+		PGProperty.CONNECT_TIMEOUT.set(properties, seconds);
+		PGProperty.LOGIN_TIMEOUT.set(properties, seconds);
+		PGProperty.TCP_KEEP_ALIVE.set(properties, true);
+		PGProperty.SOCKET_FACTORY.set(properties, ProbingSocketFactory.class.getName());
+		PGProperty.SOCKET_FACTORY_ARG.set(properties, probe.id());
+		return properties;
+	}
+
+	private int timeoutMillis() {
+		return (int) Math.max(1000, Math.min(Integer.MAX_VALUE, this.connectTimeout.toMillis()));
+	}
+
+	/**
+	 * Reads {@code wal_sender_timeout}, which SQL on a {@code replication=database}
+	 * connection can do from PostgreSQL 10 on.
+	 */
+	private Duration serverTimeout(Connection connection) throws SQLException {
+		connection.setNetworkTimeout(null, timeoutMillis());
+		try (Statement statement = connection.createStatement();
+				ResultSet row = statement
+					.executeQuery("SELECT setting FROM pg_settings WHERE name = 'wal_sender_timeout'")) {
+			long millis = row.next() ? Long.parseLong(row.getString(1)) : 0;
+			return Duration.ofMillis(Math.max(0, millis));
+		}
+		finally {
+			connection.setNetworkTimeout(null, 0);
 		}
 	}
 
@@ -106,35 +169,37 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 		}
 		StringJoiner names = new StringJoiner(",");
 		for (String name : request.publicationNames()) {
-			if (name.indexOf('\'') >= 0) {
-				throw new InvalidIdentifierException("publication", name,
-						"a single quote cannot be passed to START_REPLICATION");
-			}
+			requireStreamable(name);
 			names.add(PgIdentifiers.quote("publication", name));
 		}
 		return names.toString();
 	}
 
-	static PostlogException translate(SQLException ex, String slotName, String message) {
-		String sqlState = ex.getSQLState();
-		if ("55006".equals(sqlState) || "42710".equals(sqlState)) {
-			return new SlotInUseException(slotName, null, ex);
+	/**
+	 * Checks that a publication name can be passed to {@code START_REPLICATION}.
+	 * @param publicationName the name
+	 * @return the same name
+	 * @throws InvalidIdentifierException if it holds a single quote, which pgjdbc cannot
+	 * pass
+	 */
+	public static String requireStreamable(String publicationName) {
+		PgIdentifiers.requireName("publication", publicationName);
+		if (publicationName.indexOf('\'') >= 0) {
+			throw new InvalidIdentifierException("publication", publicationName,
+					"a single quote cannot be passed to START_REPLICATION");
 		}
-		if ("42704".equals(sqlState)) {
-			return new SlotNotFoundException(slotName, ex);
-		}
-		if ("42501".equals(sqlState)) {
-			return new InsufficientPrivilegeException("(connecting role)", "stream from replication slots", ex);
-		}
-		return new PostlogException(message, ex);
+		return publicationName;
 	}
 
-	private static void closeQuietly(Connection connection) {
+	private static void closeQuietly(Connection connection, SocketProbe probe) {
 		try {
 			connection.close();
 		}
 		catch (SQLException ex) {
 			// Already failing; the first error is the one to report.
+		}
+		finally {
+			probe.close();
 		}
 	}
 

@@ -14,6 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.postlog.Lsn;
 import io.postlog.PostlogException;
+import io.postlog.admin.ConnectionLostException;
+import io.postlog.admin.SlotInUseException;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.pgoutput.PgOutputWriter;
 import io.postlog.pgoutput.TupleData;
@@ -134,7 +136,7 @@ final class FakeServer implements LogicalStreamFactory {
 		this.opens.incrementAndGet();
 		this.lastRequest = request;
 		if (this.slotInUseOpens.getAndUpdate((n) -> Math.max(0, n - 1)) > 0) {
-			throw new PostlogException("Replication slot is active",
+			throw new SlotInUseException(request.slotName(), 1,
 					new SQLException("replication slot \"x\" is active for PID 1", "55006"));
 		}
 		Stream previous = this.current;
@@ -142,8 +144,11 @@ final class FakeServer implements LogicalStreamFactory {
 			throw new IllegalStateException("A stream is still open");
 		}
 		Stream stream = new Stream();
+		// Like the server: from the requested start or the confirmed position, whichever
+		// is later.
+		Lsn start = request.startLsn().isAfter(this.confirmed) ? request.startLsn() : this.confirmed;
 		for (Tx tx : this.wal) {
-			if (tx.endLsn().isAfter(this.confirmed)) {
+			if (tx.endLsn().isAfter(start)) {
 				stream.serve(tx);
 			}
 		}
@@ -230,9 +235,17 @@ final class FakeServer implements LogicalStreamFactory {
 		}
 
 		private void check() {
-			if (this.closed || this.broken) {
-				throw new PostlogException("Connection is closed");
+			if (this.broken) {
+				throw new ConnectionLostException("Connection is broken", null);
 			}
+			if (this.closed) {
+				throw new PostlogException("Stream is closed");
+			}
+		}
+
+		@Override
+		public void abort() {
+			this.broken = true;
 		}
 
 		@Override

@@ -27,7 +27,7 @@ class SlowHandlerIntegrationTests {
 			.slotLifecycle(SlotLifecycle.CREATE_IF_MISSING)
 			.publicationName("slow_pub")
 			.tables(List.of(new TableId("public", "slow")))
-			.queueCapacity(4)
+			.readAhead(4, 1024 * 1024)
 			.listener(recorder)
 			.changeHandler((change) -> {
 				int id = change.after().get("id", Integer.class);

@@ -26,7 +26,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Delivery contract 10: a row value never reaches an exception message postlog writes or
- * a log line, whether the handler fails on the row or the row cannot be decoded.
+ * a log line of postlog's own, whether the handler fails on the row or the row cannot be
+ * decoded. A handler's own exception is logged as it is (its stack trace with each failed
+ * attempt), so a value it quotes appears only in that exception's own line.
  */
 @PostgresTest
 @Tag("matrix")
@@ -69,7 +71,11 @@ class ValueFreeErrorsIntegrationTests {
 			assertThat(thrownByHandler).contains(cause.getCause());
 			assertThat(messages(cause, thrownByHandler)).noneMatch((message) -> message.contains(SECRET));
 		});
-		assertThat(logs.toString(StandardCharsets.UTF_8)).contains("shipped_slot").doesNotContain(SECRET);
+		String log = logs.toString(StandardCharsets.UTF_8);
+		assertThat(log).contains("shipped_slot").contains("Subscription 'changeHandler' failed on change 0");
+		String handlersOwnLine = thrownByHandler.iterator().next().toString();
+		assertThat(log.lines().filter((line) -> line.contains(SECRET))).isNotEmpty()
+			.allSatisfy((line) -> assertThat(line.replaceFirst("^Caused by: ", "")).isEqualTo(handlersOwnLine));
 	}
 
 	@Test
@@ -105,7 +111,9 @@ class ValueFreeErrorsIntegrationTests {
 			consumer.stop();
 			ReplicationConsumerIntegrationTests.restoreStdErr();
 		}
-		assertThat(causes.all).hasSizeGreaterThanOrEqualTo(2).allSatisfy((cause) -> {
+		// A value that cannot be decoded fails the consumer at once: retrying cannot
+		// help.
+		assertThat(causes.all).hasSize(1).allSatisfy((cause) -> {
 			assertThat(chain(cause)).anySatisfy((link) -> assertThat(link).isInstanceOf(RowDecodingException.class)
 				.hasMessageContaining("'secret'")
 				.hasMessageContaining("public.coded")

@@ -9,14 +9,15 @@ import java.util.List;
 import java.util.Set;
 
 import io.postlog.Change;
-import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
 import io.postlog.Operation;
 import io.postlog.TableId;
 import io.postlog.Transaction;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
+import io.postlog.PostlogException;
 import io.postlog.consumer.ReplicationConsumer;
+import io.postlog.consumer.Subscription;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -132,29 +133,13 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		}
 		publishReadiness(ReadinessState.REFUSING_TRAFFIC);
 		ReplicationConsumer.Builder builder = this.setup.prepare(listenerTables());
-		List<ListenerEndpoint> changeEndpoints = this.endpoints.stream()
-			.filter((endpoint) -> endpoint.shape() != ListenerEndpoint.Shape.MESSAGE)
-			.toList();
-		List<ListenerEndpoint> transactionEndpoints = changeEndpoints.stream()
-			.filter((endpoint) -> endpoint.shape().perTransaction())
-			.toList();
-		List<ListenerEndpoint> messageEndpoints = this.endpoints.stream()
-			.filter((endpoint) -> endpoint.shape() == ListenerEndpoint.Shape.MESSAGE)
-			.toList();
-		builder.changeHandler((change) -> {
-			for (ListenerEndpoint endpoint : changeEndpoints) {
-				endpoint.onChange(change);
+		Set<String> ids = new LinkedHashSet<>();
+		for (ListenerEndpoint endpoint : this.endpoints) {
+			if (!ids.add(endpoint.id())) {
+				throw new PostlogException("Two postlog listeners have the id '" + endpoint.id()
+						+ "'; give them distinct ids with @PgChangeListener(id = ...)");
 			}
-		});
-		if (!transactionEndpoints.isEmpty()) {
-			builder.transactionHandler((transaction) -> {
-				for (ListenerEndpoint endpoint : transactionEndpoints) {
-					endpoint.onTransaction(transaction);
-				}
-			});
-		}
-		if (!messageEndpoints.isEmpty()) {
-			builder.messageHandler((message) -> deliver(messageEndpoints, message));
+			builder.subscribe(subscription(endpoint));
 		}
 		builder.listener(new Observer());
 		ReplicationConsumer consumer = builder.build();
@@ -164,10 +149,14 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		logger.info("postlog started with {} listener(s)", this.endpoints.size());
 	}
 
-	private static void deliver(List<ListenerEndpoint> endpoints, LogicalMessage message) {
-		for (ListenerEndpoint endpoint : endpoints) {
-			endpoint.onMessage(message);
+	private static Subscription subscription(ListenerEndpoint endpoint) {
+		if (endpoint.shape() == ListenerEndpoint.Shape.MESSAGE) {
+			return Subscription.onMessage(endpoint.id(), endpoint::onMessage);
 		}
+		if (endpoint.shape().perTransaction()) {
+			return Subscription.onTransaction(endpoint.id(), endpoint::onTransaction);
+		}
+		return Subscription.onChange(endpoint.id(), endpoint::onChange);
 	}
 
 	@Override

@@ -34,6 +34,8 @@ public final class TcpProxy implements AutoCloseable {
 
 	private final AtomicLong accepted = new AtomicLong();
 
+	private final AtomicLong forwarded = new AtomicLong();
+
 	private volatile InetSocketAddress target;
 
 	private volatile boolean paused;
@@ -98,6 +100,14 @@ public final class TcpProxy implements AutoCloseable {
 	 */
 	public long acceptedConnections() {
 		return this.accepted.get();
+	}
+
+	/**
+	 * Returns how many bytes the proxy has passed on, in both directions together.
+	 * @return the count
+	 */
+	public long bytesForwarded() {
+		return this.forwarded.get();
 	}
 
 	/**
@@ -255,6 +265,9 @@ public final class TcpProxy implements AutoCloseable {
 					while (!this.closed) {
 						int read = in.read(buffer, 0, chunk(buffer.length));
 						if (read < 0) {
+							// While paused the link is partitioned: an end on one side
+							// does not reach the other, as on a half-open connection.
+							waitWhilePaused();
 							break;
 						}
 						waitWhilePaused();
@@ -263,6 +276,7 @@ public final class TcpProxy implements AutoCloseable {
 						}
 						out.write(buffer, 0, read);
 						out.flush();
+						TcpProxy.this.forwarded.addAndGet(read);
 						pace(read);
 					}
 				}

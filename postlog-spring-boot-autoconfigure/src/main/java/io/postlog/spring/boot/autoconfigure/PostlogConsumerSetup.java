@@ -58,6 +58,9 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.retryPolicy(new RetryPolicy(retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
 					retry.getMaxAttempts()))
 			.statusInterval(this.properties.getStatusInterval())
+			.connectTimeout(this.properties.getConnectTimeout())
+			.maxUnacknowledged(this.properties.getDelivery().getMaxUnacknowledged())
+			.readAhead(1024, this.properties.getDelivery().getReadAhead().toBytes())
 			.maxTransactionChanges(this.properties.getMaxTransactionChanges());
 	}
 

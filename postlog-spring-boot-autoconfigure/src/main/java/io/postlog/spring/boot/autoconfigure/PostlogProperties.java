@@ -51,6 +51,12 @@ public class PostlogProperties {
 	 */
 	private int maxTransactionChanges = 100_000;
 
+	/**
+	 * Longest time a connect, login or START_REPLICATION of the replication connection
+	 * may take before it is given up and retried.
+	 */
+	private Duration connectTimeout = Duration.ofSeconds(10);
+
 	private final Slot slot = new Slot();
 
 	private final Publication publication = new Publication();
@@ -66,6 +72,8 @@ public class PostlogProperties {
 	private final Datasource datasource = new Datasource();
 
 	private final Checkpoint checkpoint = new Checkpoint();
+
+	private final Delivery delivery = new Delivery();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -115,6 +123,18 @@ public class PostlogProperties {
 		this.maxTransactionChanges = maxTransactionChanges;
 	}
 
+	public Duration getConnectTimeout() {
+		return this.connectTimeout;
+	}
+
+	public void setConnectTimeout(Duration connectTimeout) {
+		this.connectTimeout = connectTimeout;
+	}
+
+	public Delivery getDelivery() {
+		return this.delivery;
+	}
+
 	public Slot getSlot() {
 		return this.slot;
 	}
@@ -160,6 +180,41 @@ public class PostlogProperties {
 
 		/** The pglogical_output plugin (not supported yet). */
 		PGLOGICAL
+
+	}
+
+	/**
+	 * Delivery settings.
+	 */
+	public static class Delivery {
+
+		/**
+		 * Most transactions delivered but not yet acknowledged by every listener before
+		 * delivery waits.
+		 */
+		private int maxUnacknowledged = 1000;
+
+		/**
+		 * Most message bytes the reader may read ahead of delivery (a single larger
+		 * change passes alone).
+		 */
+		private DataSize readAhead = DataSize.ofMegabytes(32);
+
+		public int getMaxUnacknowledged() {
+			return this.maxUnacknowledged;
+		}
+
+		public void setMaxUnacknowledged(int maxUnacknowledged) {
+			this.maxUnacknowledged = maxUnacknowledged;
+		}
+
+		public DataSize getReadAhead() {
+			return this.readAhead;
+		}
+
+		public void setReadAhead(DataSize readAhead) {
+			this.readAhead = readAhead;
+		}
 
 	}
 

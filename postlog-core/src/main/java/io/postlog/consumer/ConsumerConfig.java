@@ -1,0 +1,135 @@
+package io.postlog.consumer;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+import io.postlog.TableId;
+import io.postlog.admin.PgIdentifiers;
+import io.postlog.admin.PublicationMode;
+import io.postlog.admin.SlotLifecycle;
+import io.postlog.stream.LogicalStreamFactory;
+import io.postlog.stream.PgLogicalStreamFactory;
+import io.postlog.types.ValueDecoders;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A consumer's configuration, checked once when it is built and never changed after.
+ * Names follow {@link PgIdentifiers}: slot names PostgreSQL's rule, other names anything
+ * but NUL within 63 bytes, always quoted; publication names also may not hold a single
+ * quote, which {@code START_REPLICATION} cannot carry.
+ *
+ * @param slotName the slot
+ * @param slotLifecycle how the slot is managed
+ * @param publicationName the publication
+ * @param publicationMode how the publication is managed
+ * @param tables the tables to publish, empty for the publication as it is (or all tables)
+ * @param binary whether to ask for binary values
+ * @param retryPolicy back-off for failed handlers (attempts) and lost connections (the
+ * intervals only: reconnecting never gives up)
+ * @param statusInterval how often the server hears the acknowledged position at the
+ * latest
+ * @param connectTimeout the longest a connect, login or {@code START_REPLICATION} may
+ * take
+ * @param maxTransactionChanges the most changes a transaction handler is given at once
+ * @param maxUnacknowledged the most transactions in flight (delivered, not yet
+ * acknowledged) before delivery waits
+ * @param readAheadEvents the most events read ahead of delivery
+ * @param readAheadBytes the most payload bytes read ahead of delivery (one event may
+ * exceed it alone)
+ * @param stopTimeout how long {@link ReplicationConsumer#stop()} lets delivery finish
+ * @param listener the observer
+ * @param valueDecoders the value decoders
+ * @param subscriptions the handlers, in delivery order
+ * @param streams opens the streams
+ * @param admin ordinary connections for set-up and checks, or {@code null}
+ * @param checkpointStore where progress is kept besides the slot
+ * @param checkpointBatch the most source transactions one sink transaction of a
+ * transactional store covers
+ * @param checkpointBatchDelay the longest a sink transaction stays open for more source
+ * transactions
+ */
+record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
+		PublicationMode publicationMode, List<TableId> tables, boolean binary, RetryPolicy retryPolicy,
+		Duration statusInterval, Duration connectTimeout, int maxTransactionChanges, int maxUnacknowledged,
+		int readAheadEvents, long readAheadBytes, Duration stopTimeout, ConsumerListener listener,
+		ValueDecoders valueDecoders, List<Subscription> subscriptions, LogicalStreamFactory streams,
+		@Nullable AdminConnections admin, CheckpointStore checkpointStore, int checkpointBatch,
+		Duration checkpointBatchDelay) {
+
+	ConsumerConfig {
+		require(slotName != null, "slotName");
+		PgIdentifiers.requireSlotName(slotName);
+		require(publicationName != null, "publicationName");
+		PgLogicalStreamFactory.requireStreamable(publicationName);
+		require(slotLifecycle != null, "slotLifecycle");
+		require(publicationMode != null, "publicationMode");
+		require(tables != null, "tables");
+		tables = List.copyOf(tables);
+		for (TableId table : tables) {
+			PgIdentifiers.requireName("schema", table.schema());
+			PgIdentifiers.requireName("table", table.name());
+		}
+		require(subscriptions != null && !subscriptions.isEmpty(),
+				"handlers (configure at least one subscription, change, transaction or message handler)");
+		subscriptions = List.copyOf(subscriptions);
+		Set<String> ids = new HashSet<>();
+		for (Subscription subscription : subscriptions) {
+			if (!ids.add(subscription.id())) {
+				throw new ReplicationConsumerException(
+						"Invalid consumer configuration: two subscriptions have the id '" + subscription.id() + "'");
+			}
+		}
+		if (admin == null && slotLifecycle == SlotLifecycle.OWNED) {
+			throw new ReplicationConsumerException("An OWNED slot is dropped on stop, which needs an admin "
+					+ "connection: set adminConnection, adminDataSource or jdbcUrl");
+		}
+		require(retryPolicy != null, "retryPolicy");
+		positive(statusInterval, "statusInterval");
+		positive(connectTimeout, "connectTimeout");
+		require(stopTimeout != null && !stopTimeout.isNegative(), "stopTimeout (not negative)");
+		require(maxTransactionChanges > 0, "maxTransactionChanges (at least 1)");
+		require(maxUnacknowledged > 0, "maxUnacknowledged (at least 1)");
+		require(readAheadEvents > 0, "readAhead events (at least 1)");
+		require(readAheadBytes > 0, "readAhead bytes (at least 1)");
+		Objects.requireNonNull(listener, "listener");
+		require(valueDecoders != null, "valueDecoders");
+		Objects.requireNonNull(streams, "streams");
+		require(checkpointStore != null, "checkpointStore");
+		require(checkpointBatch > 0, "checkpoint batch (at least 1 transaction)");
+		positive(checkpointBatchDelay, "checkpoint batch delay");
+		if (checkpointStore.transactional()) {
+			for (Subscription subscription : subscriptions) {
+				if (subscription.concurrency() > 1 || subscription.acknowledging()) {
+					throw new ReplicationConsumerException("Subscription '" + subscription.id() + "' "
+							+ ((subscription.concurrency() > 1) ? "runs on " + subscription.concurrency() + " lanes"
+									: "acknowledges itself")
+							+ ", which a transactional checkpoint store (" + checkpointStore + ") cannot allow: "
+							+ "each source transaction must be handled, serially and completely, inside one sink "
+							+ "transaction; use concurrency 1 without an Acknowledgment, or the slot-only store");
+				}
+			}
+		}
+	}
+
+	boolean temporary() {
+		return this.slotLifecycle == SlotLifecycle.TEMPORARY;
+	}
+
+	boolean wantsMessages() {
+		return this.subscriptions.stream().anyMatch((s) -> s.kind() == Subscription.Kind.MESSAGE);
+	}
+
+	private static void positive(@Nullable Duration duration, String name) {
+		require(duration != null && !duration.isNegative() && !duration.isZero(), name + " (positive)");
+	}
+
+	private static void require(boolean valid, String setting) {
+		if (!valid) {
+			throw new ReplicationConsumerException("Invalid consumer configuration: " + setting);
+		}
+	}
+
+}

@@ -1,0 +1,538 @@
+package io.postlog.consumer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import io.postlog.Lsn;
+import io.postlog.PostlogException;
+import io.postlog.admin.ConnectionLostException;
+import io.postlog.admin.InsufficientPrivilegeException;
+import io.postlog.admin.InvalidIdentifierException;
+import io.postlog.admin.PublicationNotFoundException;
+import io.postlog.admin.SlotInUseException;
+import io.postlog.admin.SlotNotFoundException;
+import io.postlog.admin.WalLevelException;
+import io.postlog.pgoutput.PgOutputDecodingException;
+import io.postlog.pgoutput.RowDecoder;
+import io.postlog.pgoutput.RowDecodingException;
+import io.postlog.stream.LogicalStream;
+import io.postlog.stream.StreamRequest;
+import io.postlog.types.ValueDecoders;
+import io.postlog.types.ValueDecodingException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one owner of the delivery contract (DESIGN.md, "Delivery contract"). It runs the
+ * consumer's sessions on the delivery thread and composes the parts that keep each
+ * clause:
+ * <ol>
+ * <li><b>Order.</b> One reader thread per session hands events over in stream order
+ * ({@link StreamReader}, {@link HandOff}); the {@link Dispatcher} calls serial
+ * subscriptions in that order on this thread, and {@link Lanes} keep it per key.</li>
+ * <li><b>Ack.</b> The {@link AckWindow} alone decides what may be acknowledged: the end
+ * of the longest prefix of transactions every subscription, lane and
+ * {@code Acknowledgment} finished; nothing past a failure.</li>
+ * <li><b>Redelivery.</b> Every session starts at the acknowledged position; what the
+ * server sends again is skipped per subscription by its own progress
+ * ({@link Dispatcher}), and change ids are built from slot, commit LSN and index
+ * ({@link PgOutputAssembler}).</li>
+ * <li><b>Empty transactions</b> complete in the window at once; the reader acknowledges
+ * keepalive positions while nothing is in flight.</li>
+ * <li><b>Handler failure</b> is retried for that subscription alone
+ * ({@link ListenerRunner}), then its {@link ErrorHandler} decides; by default the
+ * consumer is {@code FAILED} ({@link #fail}). {@code STANDBY} uses no attempts.</li>
+ * <li><b>Connection loss</b> ({@link ConnectionLostException}, see {@link #classify})
+ * reconnects with the retry policy's capped back-off, forever; a closed connection is
+ * seen by the stream's socket probe, a silent one by the reader's liveness check, a hung
+ * call by {@link #watch the watchdog}, a hung connect by the connect timeout. Every
+ * thread runs under {@link ConsumerThreads}, which makes its death a state change.</li>
+ * <li><b>Slow handlers.</b> The reader keeps the connection alive while delivery is
+ * behind, the hand-off full, or the window at {@code maxUnacknowledged}.</li>
+ * <li><b>Memory.</b> The hand-off is bounded in events and bytes; transaction
+ * subscriptions are bounded by {@code maxTransactionChanges}.</li>
+ * <li><b>Standby.</b> A slot held elsewhere ({@link SlotInUseException}) means
+ * {@code STANDBY}, retried until it is free.</li>
+ * <li><b>Value-free errors.</b> Every message here and in the parts names slots, tables,
+ * LSNs and subscriptions, never values; a handler's exception is kept as the cause.</li>
+ * <li><b>Identifiers</b> are checked by {@link ConsumerConfig} before anything runs.</li>
+ * </ol>
+ */
+final class DeliveryContract implements Runnable {
+
+	private static final Logger logger = LoggerFactory.getLogger(DeliveryContract.class);
+
+	private static final int BATCH = 256;
+
+	private static final long WATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+
+	private final ConsumerConfig config;
+
+	private final boolean binary;
+
+	private final ConsumerStates states;
+
+	private final AckWindow window;
+
+	private final ConsumerThreads threads;
+
+	private final StopSignal stop = new StopSignal();
+
+	private final Dispatcher dispatcher;
+
+	private final ValueDecoders decoders;
+
+	private final @Nullable SlotPositionCheck slotCheck;
+
+	private volatile @Nullable StreamReader reader;
+
+	private volatile @Nullable Throwable fatal;
+
+	private volatile boolean ended;
+
+	DeliveryContract(ConsumerConfig config, boolean binary, ConsumerStates states, AckWindow window,
+			ValueDecoders decoders) {
+		this.config = config;
+		this.binary = binary;
+		this.states = states;
+		this.window = window;
+		this.decoders = decoders;
+		this.threads = new ConsumerThreads(this::threadDied);
+		this.dispatcher = new Dispatcher(config, window, states, this.stop, this.threads, this::laneFailed);
+		this.slotCheck = (config.admin() != null && !config.temporary())
+				? new SlotPositionCheck(config.admin(), config.slotName(), window, config.listener()) : null;
+	}
+
+	void start() {
+		this.threads.start("postlog-delivery-" + this.config.slotName(), this);
+		this.threads.start("postlog-watchdog-" + this.config.slotName(), this::watch);
+	}
+
+	/**
+	 * Asks delivery to finish the transaction it is in (within the timeout), acknowledge,
+	 * and end.
+	 * @param timeout the grace period
+	 */
+	void requestStop(Duration timeout) {
+		this.stop.request(timeout);
+	}
+
+	/**
+	 * Waits for every thread of the consumer to end.
+	 * @param deadlineNanos when to give up
+	 * @return whether they all ended
+	 */
+	boolean awaitStopped(long deadlineNanos) {
+		return this.threads.joinAll(deadlineNanos);
+	}
+
+	/**
+	 * Breaks the connection and interrupts the consumer's threads: the last resort when a
+	 * handler did not return within the stop timeout.
+	 */
+	void abandon() {
+		StreamReader current = this.reader;
+		if (current != null) {
+			current.abort();
+		}
+		this.threads.interruptAll();
+	}
+
+	List<String> aliveThreads() {
+		return this.threads.alive();
+	}
+
+	boolean isConsumerThread() {
+		return this.threads.isCurrentThreadOwn();
+	}
+
+	@Override
+	public void run() {
+		try {
+			loop();
+		}
+		finally {
+			this.ended = true;
+			this.dispatcher.close();
+		}
+	}
+
+	private void loop() {
+		int reconnects = 0;
+		int failures = 0;
+		int standbyWaits = 0;
+		boolean tookOver = true;
+		boolean streamedBefore = false;
+		while (!this.stop.requested() && this.fatal == null) {
+			LogicalStream stream;
+			try {
+				stream = this.config.streams().open(request());
+			}
+			catch (RuntimeException ex) {
+				Outcome outcome = classify(ex);
+				if (outcome == Outcome.STANDBY) {
+					standbyWaits++;
+					tookOver = true;
+					if (standbyWaits == 1) {
+						logger.info("Slot {} is in use by another process; waiting in standby", this.config.slotName());
+					}
+					this.states.standby(ex);
+					pause(this.config.retryPolicy().backOff(standbyWaits));
+					continue;
+				}
+				if (outcome == Outcome.CONNECTION) {
+					reconnecting(++reconnects, ex);
+					continue;
+				}
+				if (outcome == Outcome.FATAL || !this.config.retryPolicy().canRetry(++failures)) {
+					fail(ex);
+					return;
+				}
+				reconnecting(failures, ex);
+				continue;
+			}
+			if (standbyWaits > 0) {
+				logger.info("Slot {} was released by the other process; this consumer took it over",
+						this.config.slotName());
+			}
+			standbyWaits = 0;
+			temporarySlotNotice(stream, streamedBefore);
+			checkSlot(tookOver);
+			tookOver = false;
+			streamedBefore = true;
+			Lsn ackedBefore = this.window.acked();
+			long started = System.nanoTime();
+			this.states.streaming();
+			Throwable end = session(stream);
+			if (end == null) {
+				return;
+			}
+			if (end instanceof FailureLedger.Redelivery redelivery) {
+				// A handler failed inside a sink transaction, which was rolled back; the
+				// handler's attempts are counted per change across redeliveries.
+				this.states.reconnecting(redelivery.getCause());
+				pause(redelivery.backOff());
+				continue;
+			}
+			if (this.window.acked().isAfter(ackedBefore)
+					|| System.nanoTime() - started > this.config.retryPolicy().maxInterval().toNanos()) {
+				reconnects = 0;
+				failures = 0;
+			}
+			Outcome outcome = classify(end);
+			if (outcome == Outcome.FATAL) {
+				fail(end);
+				return;
+			}
+			if (outcome == Outcome.CONNECTION || outcome == Outcome.STANDBY) {
+				reconnecting(++reconnects, end);
+			}
+			else if (!this.config.retryPolicy().canRetry(++failures)) {
+				fail(end);
+				return;
+			}
+			else {
+				reconnecting(failures, end);
+			}
+		}
+		Throwable failure = this.fatal;
+		if (failure != null) {
+			fail(failure);
+		}
+	}
+
+	private StreamRequest request() {
+		Lsn start = this.config.temporary() ? Lsn.INVALID : this.window.acked();
+		return new StreamRequest(this.config.slotName(), List.of(this.config.publicationName()), 1, this.binary,
+				this.config.wantsMessages(), start, this.config.statusInterval(), this.config.temporary());
+	}
+
+	private @Nullable Throwable session(LogicalStream stream) {
+		HandOff<Event> handOff = new HandOff<>(this.config.readAheadEvents(), this.config.readAheadBytes(),
+				Event::bytes);
+		boolean routing = this.config.subscriptions().stream().anyMatch((s) -> s.concurrency() > 1);
+		StreamReader streamReader = new StreamReader(this.config.slotName(), stream,
+				new PgOutputAssembler(this.config.slotName(), new RowDecoder(this.decoders), routing), handOff,
+				this.window, this.config.statusInterval());
+		this.reader = streamReader;
+		Thread readerThread = this.threads.start("postlog-reader-" + this.config.slotName(), streamReader);
+		Throwable end = null;
+		try {
+			end = deliver(handOff, streamReader, readerThread);
+			return end;
+		}
+		finally {
+			streamReader.stop();
+			join(readerThread, streamReader);
+			this.reader = null;
+			try {
+				this.dispatcher.sessionEnded(end);
+			}
+			catch (InterruptedException | ListenerRunner.StopRequested ex) {
+				logger.debug("Lanes of slot {} did not settle before the stop", this.config.slotName());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Ending the session of slot {} failed: {}", this.config.slotName(), describe(ex));
+			}
+		}
+	}
+
+	/**
+	 * Delivers what the reader hands over until the session ends.
+	 * @return why it ended, {@code null} for a stop
+	 */
+	private @Nullable Throwable deliver(HandOff<Event> handOff, StreamReader streamReader, Thread readerThread) {
+		List<Event> batch = new ArrayList<>(BATCH);
+		try {
+			this.dispatcher.sessionStarted();
+			while (true) {
+				Throwable failure = this.fatal;
+				if (failure != null) {
+					return failure;
+				}
+				if (stopNow()) {
+					finishStop();
+					return null;
+				}
+				batch.clear();
+				if (handOff.drainTo(batch, BATCH, 0, TimeUnit.MILLISECONDS) == 0) {
+					// Nothing is waiting: a sink transaction open for more is committed
+					// now.
+					this.dispatcher.idle();
+					handOff.drainTo(batch, BATCH, 50, TimeUnit.MILLISECONDS);
+				}
+				for (Event event : batch) {
+					if (stopNow()) {
+						break;
+					}
+					this.dispatcher.deliver(event);
+					handOff.done(1);
+				}
+				if (batch.isEmpty() && !readerThread.isAlive() && handOff.isEmpty()) {
+					Throwable ended = streamReader.failure();
+					if (ended != null) {
+						return ended;
+					}
+					return this.stop.requested() ? null : new ConnectionLostException(
+							"The replication stream of slot '" + this.config.slotName() + "' ended", null);
+				}
+			}
+		}
+		catch (ListenerRunner.StopRequested ex) {
+			return null;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return null;
+		}
+		catch (RuntimeException | Error ex) {
+			return ex;
+		}
+	}
+
+	private boolean stopNow() {
+		return this.stop.requested() && (!this.dispatcher.inTransaction() || this.stop.overdue());
+	}
+
+	/**
+	 * Lets lanes and outstanding acknowledgements finish within the stop deadline, so the
+	 * reader's last status carries as much as possible.
+	 */
+	private void finishStop() throws InterruptedException {
+		this.dispatcher.idle();
+		this.dispatcher.awaitLanes();
+		if (!this.window.awaitEmpty(this.stop.deadlineNanos())) {
+			logger.info("Consumer of slot {} stops with {} transaction(s) delivered but not yet acknowledged",
+					this.config.slotName(), this.window.size());
+		}
+	}
+
+	private void join(Thread thread, StreamReader streamReader) {
+		long deadline = System.nanoTime() + streamReader.liveness().toNanos() + TimeUnit.SECONDS.toNanos(1);
+		try {
+			// The reader ends within one poll unless it is inside a call; on a stop that
+			// call is broken at once, otherwise the watchdog breaks it within the
+			// liveness
+			// bound.
+			thread.join(this.stop.requested() ? 100 : 1000);
+			if (thread.isAlive()) {
+				if (this.stop.requested()) {
+					streamReader.abort();
+				}
+				thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+			}
+		}
+		catch (InterruptedException ex) {
+			streamReader.abort();
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private void reconnecting(int attempt, Throwable cause) {
+		if (this.stop.requested()) {
+			return;
+		}
+		Duration backOff = this.config.retryPolicy().backOff(attempt);
+		logger.warn("Consumer of slot {} reconnecting in {} ms (attempt {}), acknowledged position {}: {}",
+				this.config.slotName(), backOff.toMillis(), attempt, this.window.acked(), describe(cause));
+		this.states.reconnecting(cause);
+		try {
+			this.config.listener().retrying(attempt, backOff, cause);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Consumer listener failed: {}", ex.getClass().getName());
+		}
+		pause(backOff);
+	}
+
+	private void fail(Throwable cause) {
+		if (this.stop.requested() && cause instanceof ListenerRunner.StopRequested) {
+			return;
+		}
+		if (cause instanceof HandlerFailedException) {
+			// Its handler's exception was logged with each failed attempt.
+			logger.error("Consumer of slot {} failed; the acknowledged position stays at {}: {}",
+					this.config.slotName(), this.window.acked(), describe(cause));
+		}
+		else {
+			logger.error("Consumer of slot {} failed; the acknowledged position stays at {}: {}",
+					this.config.slotName(), this.window.acked(), describe(cause), cause);
+		}
+		this.states.failed(cause);
+	}
+
+	private void laneFailed(Throwable cause) {
+		if (this.fatal == null) {
+			this.fatal = cause;
+		}
+	}
+
+	private void threadDied(String thread, Throwable cause) {
+		ReplicationConsumerException died = new ReplicationConsumerException(
+				"Thread " + thread + " of the consumer of slot " + this.config.slotName() + " died", cause);
+		if (this.fatal == null) {
+			this.fatal = died;
+		}
+		if (!this.stop.requested()) {
+			logger.error("Thread {} of the consumer of slot {} died; the consumer fails", thread,
+					this.config.slotName(), cause);
+			this.states.failed(died);
+			this.stop.request(Duration.ZERO);
+			StreamReader current = this.reader;
+			if (current != null) {
+				current.abort();
+			}
+		}
+	}
+
+	/**
+	 * Breaks the connection when the reader is stuck inside one call for longer than its
+	 * liveness bound (a stall inside a message, a write that never completes).
+	 */
+	private void watch() {
+		while (!this.ended) {
+			LockSupport.parkNanos(WATCH_NANOS);
+			StreamReader current = this.reader;
+			if (current != null && current.stuckNanos(System.nanoTime()) > current.liveness().toNanos()) {
+				logger.warn("A call on the replication connection of slot {} hung for more than {} ms; breaking it",
+						this.config.slotName(), current.liveness().toMillis());
+				current.abort();
+			}
+		}
+	}
+
+	private void temporarySlotNotice(LogicalStream stream, boolean streamedBefore) {
+		Lsn created = stream.createdSlotAt();
+		if (!this.config.temporary() || !created.isValid()) {
+			return;
+		}
+		Lsn acked = this.window.acked();
+		if (streamedBefore) {
+			logger.warn("Temporary slot {} ended with its connection and was created again at {}: changes committed "
+					+ "between {} and {} were not delivered and cannot be; use a permanent slot (slot lifecycle "
+					+ "create-if-missing) to keep them across reconnects", this.config.slotName(), created, acked,
+					created);
+			try {
+				this.config.listener().slotAdvanced(acked, created);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Consumer listener failed: {}", ex.getClass().getName());
+			}
+		}
+		this.window.baseline(created);
+	}
+
+	private void checkSlot(boolean tookOver) {
+		if (this.slotCheck == null) {
+			return;
+		}
+		try {
+			this.slotCheck.verify(tookOver);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not check the position of slot {}: {}", this.config.slotName(), describe(ex));
+		}
+	}
+
+	private void pause(Duration duration) {
+		this.stop.pause(duration);
+	}
+
+	/**
+	 * Sorts a failure by what the consumer does about it.
+	 */
+	static Outcome classify(Throwable failure) {
+		if (failure instanceof SlotInUseException) {
+			return Outcome.STANDBY;
+		}
+		if (failure instanceof ConnectionLostException) {
+			return Outcome.CONNECTION;
+		}
+		if (failure instanceof SlotNotFoundException || failure instanceof PublicationNotFoundException
+				|| failure instanceof InsufficientPrivilegeException || failure instanceof InvalidIdentifierException
+				|| failure instanceof WalLevelException || failure instanceof ReplicationConsumerException
+				|| failure instanceof HandlerFailedException || failure instanceof PgOutputDecodingException
+				|| failure instanceof RowDecodingException || failure instanceof ValueDecodingException
+				|| failure instanceof Error) {
+			return Outcome.FATAL;
+		}
+		return Outcome.OTHER;
+	}
+
+	/**
+	 * Describes a failure without a handler's own message, which may quote row values.
+	 */
+	static String describe(Throwable failure) {
+		if (failure instanceof HandlerFailedException && failure.getCause() != null) {
+			return failure.getMessage() + " (" + failure.getCause().getClass().getName() + ")";
+		}
+		if (failure instanceof PostlogException) {
+			return failure.getClass().getSimpleName() + ": " + failure.getMessage();
+		}
+		return failure.getClass().getName();
+	}
+
+	/**
+	 * What a failure leads to.
+	 */
+	enum Outcome {
+
+		/** Another process holds the slot: wait, using no attempts. */
+		STANDBY,
+
+		/** The connection is gone: reconnect, without a limit. */
+		CONNECTION,
+
+		/** Retrying cannot help: {@code FAILED}. */
+		FATAL,
+
+		/** Unexpected: retried within the retry policy's attempts. */
+		OTHER
+
+	}
+
+}

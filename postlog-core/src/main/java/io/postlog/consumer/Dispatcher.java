@@ -1,0 +1,576 @@
+package io.postlog.consumer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+import io.postlog.Change;
+import io.postlog.LogicalMessage;
+import io.postlog.Lsn;
+import io.postlog.Transaction;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Delivers events, on the delivery thread, to every subscription in configuration order:
+ * serial subscriptions are called in place, concurrent ones get their changes routed to
+ * lanes, transaction subscriptions get the buffered transaction at its commit, and every
+ * transaction is opened in and dispatched to the {@link AckWindow}. Each subscription
+ * keeps its own progress (the last change, transaction or message it was given), so that
+ * what the server sends again after a reconnect reaches only those that have not had it;
+ * transactions the consumer already acknowledged are skipped whole. Not thread-safe: the
+ * delivery thread only.
+ */
+final class Dispatcher {
+
+	private final ConsumerConfig config;
+
+	private final AckWindow window;
+
+	private final StopSignal stop;
+
+	private final List<Target> targets = new ArrayList<>();
+
+	private final boolean buffering;
+
+	private final List<Change> buffered = new ArrayList<>();
+
+	private Event.@Nullable Begin open;
+
+	private AckWindow.@Nullable Entry entry;
+
+	private boolean skipping;
+
+	private long handlerNanos;
+
+	private final CheckpointStore store;
+
+	private final @Nullable FailureLedger ledger;
+
+	private Lsn checkpoint = Lsn.INVALID;
+
+	/** Whether the open source transaction is at or below the checkpoint. */
+	private boolean checkpointed;
+
+	private boolean sinkOpen;
+
+	private long sinkOpenedNanos;
+
+	private Lsn sinkLastCommit = Lsn.INVALID;
+
+	private final List<AckWindow.Entry> sinkEntries = new ArrayList<>();
+
+	Dispatcher(ConsumerConfig config, AckWindow window, ConsumerStates states, StopSignal stop, ConsumerThreads threads,
+			Consumer<Throwable> onLaneFailure) {
+		this.config = config;
+		this.window = window;
+		this.stop = stop;
+		this.store = config.checkpointStore();
+		this.ledger = this.store.transactional() ? new FailureLedger() : null;
+		boolean buffering = false;
+		for (Subscription subscription : config.subscriptions()) {
+			AtomicBoolean interruptReported = new AtomicBoolean();
+			if (subscription.kind() == Subscription.Kind.CHANGE && subscription.concurrency() > 1) {
+				List<ListenerRunner> runners = new ArrayList<>();
+				for (int i = 0; i < subscription.concurrency(); i++) {
+					runners.add(new ListenerRunner(subscription, config.retryPolicy(), window, states,
+							config.listener(), stop, interruptReported, null));
+				}
+				long bytesPerLane = Math.max(1, config.readAheadBytes() / subscription.concurrency());
+				this.targets.add(new LaneTarget(new Lanes(subscription, runners, bytesPerLane, window, threads,
+						config.slotName(), stop, onLaneFailure)));
+			}
+			else {
+				ListenerRunner runner = new ListenerRunner(subscription, config.retryPolicy(), window, states,
+						config.listener(), stop, interruptReported, this.ledger);
+				this.targets.add(new SerialTarget(runner));
+				buffering |= subscription.kind() == Subscription.Kind.TRANSACTION;
+			}
+		}
+		this.buffering = buffering;
+	}
+
+	boolean inTransaction() {
+		return this.open != null;
+	}
+
+	/**
+	 * Prepares a session: with a transactional store, reads the checkpoint.
+	 */
+	void sessionStarted() {
+		if (this.ledger != null) {
+			this.checkpoint = this.store.load();
+		}
+	}
+
+	/**
+	 * Commits an open sink transaction when nothing more is waiting to be delivered, so a
+	 * trickle is not held back.
+	 */
+	void idle() {
+		if (this.sinkOpen && this.open == null) {
+			commitSink();
+		}
+	}
+
+	/**
+	 * Delivers one event.
+	 * @param event the event
+	 * @throws HandlerFailedException if a subscription's error handler failed the
+	 * consumer
+	 * @throws ListenerRunner.StopRequested if a stop ended a wait
+	 * @throws ReplicationConsumerException if the transaction is too large or the events
+	 * are out of order
+	 * @throws InterruptedException if interrupted while waiting for room
+	 */
+	void deliver(Event event) throws InterruptedException {
+		if (event instanceof Event.Begin begin) {
+			begin(begin);
+		}
+		else if (event instanceof Event.ChangeArrived arrived) {
+			change(arrived);
+		}
+		else if (event instanceof Event.MessageArrived arrived) {
+			message(arrived.message());
+		}
+		else {
+			commit((Event.Commit) event);
+		}
+	}
+
+	private void begin(Event.Begin begin) throws InterruptedException {
+		if (this.open != null) {
+			throw new ReplicationConsumerException("Transaction xid " + begin.xid() + " began inside transaction xid "
+					+ this.open.xid() + " (commit LSN " + this.open.commitLsn() + ")");
+		}
+		this.open = begin;
+		this.buffered.clear();
+		this.handlerNanos = 0;
+		// A transaction whose commit lies before the acknowledged position was delivered
+		// before a reconnect; the server may send it again when it had not yet heard.
+		this.skipping = begin.commitLsn().isBefore(this.window.acked());
+		if (this.skipping) {
+			return;
+		}
+		this.window.awaitBelow(this.config.maxUnacknowledged(), this.stop::overdue);
+		if (this.stop.overdue()) {
+			throw new ListenerRunner.StopRequested();
+		}
+		this.entry = this.window.begin(begin.commitLsn());
+		if (this.ledger != null) {
+			this.checkpointed = !begin.commitLsn().isAfter(this.checkpoint);
+			if (this.checkpointed) {
+				return;
+			}
+			if (!this.sinkOpen) {
+				this.store.begin();
+				this.sinkOpen = true;
+				this.sinkOpenedNanos = System.nanoTime();
+			}
+		}
+		for (Target target : this.targets) {
+			target.begin();
+		}
+	}
+
+	private void change(Event.ChangeArrived arrived) throws InterruptedException {
+		Event.Begin begin = requireOpen("a change");
+		if (this.skipping || this.checkpointed) {
+			return;
+		}
+		Change change = arrived.change();
+		if (this.buffering) {
+			if (this.buffered.size() >= this.config.maxTransactionChanges()) {
+				throw new ReplicationConsumerException("Transaction xid " + begin.xid() + " (commit LSN "
+						+ begin.commitLsn() + ") has more than " + this.config.maxTransactionChanges()
+						+ " changes, the most a transaction handler can be given; raise maxTransactionChanges "
+						+ "(postlog.max-transaction-changes) or use a change handler, which needs no buffering");
+			}
+			this.buffered.add(change);
+		}
+		long nanos = 0;
+		for (Target target : this.targets) {
+			nanos += target.change(arrived, entry());
+		}
+		this.handlerNanos += nanos;
+		notifyChange(change, nanos);
+	}
+
+	private void message(LogicalMessage message) throws InterruptedException {
+		if (message.transactional()) {
+			requireOpen("a transactional message");
+			if (this.skipping || this.checkpointed) {
+				return;
+			}
+			for (Target target : this.targets) {
+				this.handlerNanos += target.message(message, entry());
+			}
+			return;
+		}
+		if (message.lsn().isBefore(this.window.acked())) {
+			return;
+		}
+		AckWindow.Entry own = this.window.message(message.lsn());
+		for (Target target : this.targets) {
+			target.message(message, own);
+		}
+		this.window.dispatched(own, message.lsn());
+	}
+
+	private void commit(Event.Commit commit) throws InterruptedException {
+		requireOpen("a commit");
+		if (this.skipping) {
+			end();
+			return;
+		}
+		AckWindow.Entry entry = entry();
+		if (this.checkpointed) {
+			// Its sink transaction committed before: acknowledged without calling anyone.
+			this.window.dispatched(entry, commit.endLsn());
+			end();
+			return;
+		}
+		Transaction transaction = new Transaction(commit.xid(), commit.commitLsn(), commit.endLsn(),
+				commit.commitTime(), commit.origin(), this.buffered);
+		for (Target target : this.targets) {
+			this.handlerNanos += target.commit(transaction, entry);
+		}
+		if (this.sinkOpen) {
+			this.window.hold(entry);
+			this.sinkEntries.add(entry);
+			this.sinkLastCommit = commit.commitLsn();
+		}
+		this.window.dispatched(entry, commit.endLsn());
+		if (commit.changeCount() > 0) {
+			notifyTransaction(transaction, Duration.ofNanos(this.handlerNanos));
+		}
+		end();
+		if (this.sinkOpen && (this.sinkEntries.size() >= this.config.checkpointBatch()
+				|| System.nanoTime() - this.sinkOpenedNanos >= this.config.checkpointBatchDelay().toNanos())) {
+			commitSink();
+		}
+	}
+
+	private void commitSink() {
+		this.store.commit(this.sinkLastCommit);
+		this.sinkOpen = false;
+		this.checkpoint = this.sinkLastCommit;
+		this.ledger.committed(this.checkpoint);
+		List<AckWindow.Entry> committed = List.copyOf(this.sinkEntries);
+		this.sinkEntries.clear();
+		for (AckWindow.Entry done : committed) {
+			this.window.release(done);
+		}
+	}
+
+	/**
+	 * Rolls an open sink transaction back: its source transactions are forgotten by the
+	 * window and every subscription's progress goes back to the checkpoint, so that all
+	 * of it is delivered again.
+	 */
+	private void rollbackSink() {
+		this.sinkOpen = false;
+		try {
+			this.store.rollback();
+		}
+		catch (RuntimeException ex) {
+			// The sink's connection is likely gone with its transaction.
+		}
+		List<AckWindow.Entry> forgotten = new ArrayList<>(this.sinkEntries);
+		if (this.entry != null) {
+			forgotten.add(this.entry);
+		}
+		this.sinkEntries.clear();
+		this.window.forget(forgotten);
+		for (Target target : this.targets) {
+			target.resetTo(this.checkpoint);
+		}
+	}
+
+	private void end() {
+		this.open = null;
+		this.entry = null;
+		this.skipping = false;
+		this.checkpointed = false;
+		this.buffered.clear();
+	}
+
+	/**
+	 * Forgets the transaction a lost session left open (the server sends it again, and
+	 * its window entry is found again), and waits until the lanes have handled what they
+	 * were given, so that every subscription's progress is exact before the next session.
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	void sessionEnded(@Nullable Throwable cause) throws InterruptedException {
+		if (this.sinkOpen) {
+			if (this.open != null || cause instanceof FailureLedger.Redelivery) {
+				rollbackSink();
+			}
+			else {
+				try {
+					commitSink();
+				}
+				catch (RuntimeException ex) {
+					rollbackSink();
+				}
+			}
+		}
+		end();
+		for (Target target : this.targets) {
+			target.awaitIdle();
+		}
+	}
+
+	/**
+	 * Waits until the lanes have handled what they were given, or the stop deadline.
+	 * @throws InterruptedException if interrupted while waiting
+	 */
+	void awaitLanes() throws InterruptedException {
+		for (Target target : this.targets) {
+			target.awaitIdle();
+		}
+	}
+
+	/**
+	 * Stops the lanes.
+	 */
+	void close() {
+		for (Target target : this.targets) {
+			target.close();
+		}
+	}
+
+	private AckWindow.Entry entry() {
+		AckWindow.Entry current = this.entry;
+		if (current == null) {
+			throw new IllegalStateException("No transaction is open");
+		}
+		return current;
+	}
+
+	private Event.Begin requireOpen(String what) {
+		Event.Begin begin = this.open;
+		if (begin == null) {
+			throw new ReplicationConsumerException("The stream sent " + what + " outside a transaction");
+		}
+		return begin;
+	}
+
+	private void notifyChange(Change change, long nanos) {
+		try {
+			this.config.listener().changeDelivered(change, Duration.ofNanos(nanos));
+		}
+		catch (RuntimeException ex) {
+			// Observers must not throw; one that does is not allowed to stop delivery.
+		}
+	}
+
+	private void notifyTransaction(Transaction transaction, Duration handlerTime) {
+		try {
+			this.config.listener().transactionDelivered(transaction, handlerTime);
+		}
+		catch (RuntimeException ex) {
+			// Observers must not throw; one that does is not allowed to stop delivery.
+		}
+	}
+
+	/**
+	 * Where a subscription's share of the stream goes, with its progress.
+	 */
+	private abstract static class Target {
+
+		void begin() {
+		}
+
+		long change(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
+			return 0;
+		}
+
+		long message(LogicalMessage message, AckWindow.Entry entry) {
+			return 0;
+		}
+
+		long commit(Transaction transaction, AckWindow.Entry entry) throws InterruptedException {
+			return 0;
+		}
+
+		void awaitIdle() throws InterruptedException {
+		}
+
+		void close() {
+		}
+
+		/**
+		 * Forgets the progress past a checkpoint, after a rolled-back sink transaction.
+		 * @param checkpoint the checkpoint
+		 */
+		void resetTo(Lsn checkpoint) {
+		}
+
+		/** Whether a change at this position comes after {@code (lsn, index)}. */
+		static boolean after(Change change, long lsn, int index) {
+			int order = Long.compareUnsigned(change.commitLsn().value(), lsn);
+			return order > 0 || (order == 0 && change.index() > index);
+		}
+
+	}
+
+	/**
+	 * A subscription called on the delivery thread.
+	 */
+	private static final class SerialTarget extends Target {
+
+		private final ListenerRunner runner;
+
+		private final Subscription subscription;
+
+		private long changeLsn;
+
+		private int changeIndex = -1;
+
+		private long transactionLsn;
+
+		private long messageLsn;
+
+		SerialTarget(ListenerRunner runner) {
+			this.runner = runner;
+			this.subscription = runner.subscription();
+		}
+
+		@Override
+		void resetTo(Lsn checkpoint) {
+			long lsn = checkpoint.value();
+			if (Long.compareUnsigned(this.changeLsn, lsn) > 0) {
+				this.changeLsn = lsn;
+				this.changeIndex = Integer.MAX_VALUE;
+			}
+			if (Long.compareUnsigned(this.transactionLsn, lsn) > 0) {
+				this.transactionLsn = lsn;
+			}
+			if (Long.compareUnsigned(this.messageLsn, lsn) > 0) {
+				this.messageLsn = lsn;
+			}
+		}
+
+		@Override
+		long change(Event.ChangeArrived arrived, AckWindow.Entry entry) {
+			Change change = arrived.change();
+			if (this.subscription.kind() != Subscription.Kind.CHANGE
+					|| !after(change, this.changeLsn, this.changeIndex)) {
+				return 0;
+			}
+			long nanos = this.subscription.accepts(change) ? this.runner.change(change, entry).toNanos() : 0;
+			this.changeLsn = change.commitLsn().value();
+			this.changeIndex = change.index();
+			return nanos;
+		}
+
+		@Override
+		long message(LogicalMessage message, AckWindow.Entry entry) {
+			if (this.subscription.kind() != Subscription.Kind.MESSAGE
+					|| Long.compareUnsigned(message.lsn().value(), this.messageLsn) <= 0) {
+				return 0;
+			}
+			long nanos = this.runner.message(message, entry).toNanos();
+			this.messageLsn = message.lsn().value();
+			return nanos;
+		}
+
+		@Override
+		long commit(Transaction transaction, AckWindow.Entry entry) {
+			if (this.subscription.kind() != Subscription.Kind.TRANSACTION
+					|| Long.compareUnsigned(transaction.commitLsn().value(), this.transactionLsn) <= 0) {
+				return 0;
+			}
+			List<Change> matching = new ArrayList<>(transaction.changes().size());
+			for (Change change : transaction.changes()) {
+				if (this.subscription.accepts(change)) {
+					matching.add(change);
+				}
+			}
+			long nanos = 0;
+			if (!matching.isEmpty()) {
+				Transaction given = (matching.size() == transaction.changes().size()) ? transaction
+						: new Transaction(transaction.xid(), transaction.commitLsn(), transaction.endLsn(),
+								transaction.commitTime(), transaction.origin(), matching);
+				nanos = this.runner.transaction(given, entry).toNanos();
+			}
+			this.transactionLsn = transaction.commitLsn().value();
+			return nanos;
+		}
+
+	}
+
+	/**
+	 * A change subscription on lanes.
+	 */
+	private static final class LaneTarget extends Target {
+
+		private final Lanes lanes;
+
+		private final Subscription subscription;
+
+		private final BitSet used;
+
+		private long changeLsn;
+
+		private int changeIndex = -1;
+
+		LaneTarget(Lanes lanes) {
+			this.lanes = lanes;
+			this.subscription = lanes.subscription();
+			this.used = new BitSet(lanes.size());
+		}
+
+		@Override
+		void begin() {
+			this.used.clear();
+		}
+
+		@Override
+		long change(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
+			Change change = arrived.change();
+			if (!after(change, this.changeLsn, this.changeIndex)) {
+				return 0;
+			}
+			this.changeLsn = change.commitLsn().value();
+			this.changeIndex = change.index();
+			if (!this.subscription.accepts(change)) {
+				return 0;
+			}
+			int lane = this.lanes.laneOf(arrived.route());
+			if (arrived.previousRoute() != arrived.route()) {
+				int previous = this.lanes.laneOf(arrived.previousRoute());
+				if (previous != lane) {
+					this.lanes.awaitIdle(previous);
+				}
+			}
+			this.used.set(lane);
+			this.lanes.dispatch(lane, change, entry, arrived.bytes());
+			return 0;
+		}
+
+		@Override
+		long commit(Transaction transaction, AckWindow.Entry entry) throws InterruptedException {
+			for (int lane = this.used.nextSetBit(0); lane >= 0; lane = this.used.nextSetBit(lane + 1)) {
+				this.lanes.commit(lane, entry);
+			}
+			this.used.clear();
+			return 0;
+		}
+
+		@Override
+		void awaitIdle() throws InterruptedException {
+			this.lanes.awaitIdle();
+		}
+
+		@Override
+		void close() {
+			this.lanes.close();
+		}
+
+	}
+
+}

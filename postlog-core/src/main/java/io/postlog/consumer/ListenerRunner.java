@@ -1,0 +1,297 @@
+package io.postlog.consumer;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.postlog.Acknowledgment;
+import io.postlog.Change;
+import io.postlog.LogicalMessage;
+import io.postlog.Lsn;
+import io.postlog.Transaction;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Calls one subscription's handler (on the delivery thread, or on one lane) and keeps its
+ * failures to itself: a failed call is logged once with the subscription, table,
+ * operation, commit LSN and change id and the handler's exception, and retried alone with
+ * the policy's back-off; when attempts run out the subscription's {@link ErrorHandler}
+ * decides whether to skip or to fail the consumer. Anything a handler throws counts as a
+ * failure of that call, {@link Error}s included, except an {@link OutOfMemoryError} (or
+ * another {@link VirtualMachineError} that is no stack overflow), after which nothing in
+ * the JVM can be trusted: it fails the consumer at once. A handler that returns with its
+ * thread's interrupt flag set has the flag cleared and reported. Not thread-safe: one
+ * runner per thread.
+ */
+final class ListenerRunner {
+
+	private static final Logger logger = LoggerFactory.getLogger(ListenerRunner.class);
+
+	private final Subscription subscription;
+
+	private final RetryPolicy retry;
+
+	private final AckWindow window;
+
+	private final ConsumerStates states;
+
+	private final ConsumerListener listener;
+
+	private final StopSignal stop;
+
+	private final AtomicBoolean interruptReported;
+
+	private final @Nullable FailureLedger ledger;
+
+	/**
+	 * Creates a runner.
+	 * @param subscription the subscription
+	 * @param retry the retry policy
+	 * @param window the window, for acknowledgements
+	 * @param states the consumer's states
+	 * @param listener the observer
+	 * @param stop the stop signal
+	 * @param interruptReported shared by the runners of a subscription, to warn once
+	 * @param ledger for a transactional checkpoint store, where failures are counted
+	 * across redeliveries (a failure then rolls back instead of retrying in place); else
+	 * {@code null}
+	 */
+	ListenerRunner(Subscription subscription, RetryPolicy retry, AckWindow window, ConsumerStates states,
+			ConsumerListener listener, StopSignal stop, AtomicBoolean interruptReported,
+			@Nullable FailureLedger ledger) {
+		this.subscription = subscription;
+		this.retry = retry;
+		this.window = window;
+		this.states = states;
+		this.listener = listener;
+		this.stop = stop;
+		this.interruptReported = interruptReported;
+		this.ledger = ledger;
+	}
+
+	Subscription subscription() {
+		return this.subscription;
+	}
+
+	/**
+	 * Calls a change handler until it succeeds or is skipped.
+	 * @param change the change
+	 * @param entry its transaction's window entry
+	 * @return how long the successful call took, {@link Duration#ZERO} when skipped
+	 * @throws StopRequested if a stop ended a wait between attempts
+	 * @throws HandlerFailedException if the error handler fails the consumer
+	 */
+	Duration change(Change change, AckWindow.Entry entry) {
+		return call(change, null, null, entry, change.commitLsn(), change.id(),
+				"change " + change.index() + " of transaction xid " + change.xid() + " (" + change.operation() + " on "
+						+ change.table() + ", commit LSN " + change.commitLsn() + ", change id " + change.id() + ")");
+	}
+
+	Duration transaction(Transaction transaction, AckWindow.Entry entry) {
+		return call(null, transaction, null, entry, transaction.commitLsn(), "tx/" + transaction.commitLsn(),
+				"transaction xid " + transaction.xid() + " (commit LSN " + transaction.commitLsn() + ", "
+						+ transaction.changes().size() + " changes)");
+	}
+
+	Duration message(LogicalMessage message, AckWindow.Entry entry) {
+		return call(null, null, message, entry, message.lsn(), "message/" + message.lsn(),
+				"message with prefix '" + message.prefix() + "' at LSN " + message.lsn());
+	}
+
+	private Duration call(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
+			AckWindow.Entry entry, Lsn lsn, String key, String subject) {
+		FailureLedger failures = this.ledger;
+		if (failures != null && (message == null || message.transactional())) {
+			return callRollingBack(change, transaction, message, lsn, this.subscription.id() + "/" + key, subject,
+					failures);
+		}
+		boolean retrying = false;
+		try {
+			for (int attempt = 1;; attempt++) {
+				Acknowledgment acknowledgment = this.subscription.acknowledging() ? this.window.acknowledgment(entry)
+						: null;
+				long start = System.nanoTime();
+				Throwable failure = invoke(change, transaction, message, acknowledgment);
+				long nanos = System.nanoTime() - start;
+				clearInterrupt();
+				if (failure == null) {
+					return Duration.ofNanos(nanos);
+				}
+				if (acknowledgment != null) {
+					// The failed attempt's acknowledgement is no longer waited for.
+					acknowledgment.acknowledge();
+				}
+				HandlerFailedException attemptFailure = new HandlerFailedException(
+						"Subscription '" + this.subscription.id() + "' failed on " + subject + ", attempt " + attempt,
+						this.subscription.id(), lsn, attempt, change, transaction, message, failure);
+				if (!this.retry.canRetry(attempt)) {
+					logger.warn("Subscription '{}' failed on {}, attempt {} of {}; its retries ran out",
+							this.subscription.id(), subject, attempt, this.retry.maxAttempts(), failure);
+					decide(new HandlerFailedException(
+							"Subscription '" + this.subscription.id() + "' failed on " + subject + " " + attempt
+									+ " time(s); its retries ran out",
+							this.subscription.id(), lsn, attempt, change, transaction, message, failure));
+					return Duration.ZERO;
+				}
+				Duration backOff = this.retry.backOff(attempt);
+				logger.warn("Subscription '{}' failed on {}, attempt {} of {}; retrying in {} ms",
+						this.subscription.id(), subject, attempt,
+						(this.retry.maxAttempts() < 0) ? "unlimited" : this.retry.maxAttempts(), backOff.toMillis(),
+						failure);
+				if (!retrying) {
+					retrying = true;
+					this.states.subscriptionRetrying(attemptFailure);
+				}
+				notifyRetrying(attempt, backOff, attemptFailure);
+				if (!this.stop.pause(backOff)) {
+					throw new StopRequested();
+				}
+			}
+		}
+		finally {
+			if (retrying) {
+				this.states.subscriptionRecovered();
+			}
+		}
+	}
+
+	/**
+	 * Calls a handler inside a sink transaction: a failure is counted, and instead of a
+	 * retry in place the sink transaction is rolled back and everything after the
+	 * checkpoint delivered again; what ran out of attempts goes to the error handler when
+	 * it comes again, inside the sink transaction.
+	 */
+	private Duration callRollingBack(@Nullable Change change, @Nullable Transaction transaction,
+			@Nullable LogicalMessage message, Lsn lsn, String key, String subject, FailureLedger failures) {
+		HandlerFailedException exhausted = failures.exhaustedFailure(key);
+		if (exhausted != null) {
+			decide(exhausted);
+			return Duration.ZERO;
+		}
+		long start = System.nanoTime();
+		Throwable failure = invoke(change, transaction, message, null);
+		long nanos = System.nanoTime() - start;
+		clearInterrupt();
+		if (failure == null) {
+			failures.succeeded(key);
+			return Duration.ofNanos(nanos);
+		}
+		int attempt = failures.failed(key);
+		HandlerFailedException attemptFailure = new HandlerFailedException(
+				"Subscription '" + this.subscription.id() + "' failed on " + subject + ", attempt " + attempt,
+				this.subscription.id(), lsn, attempt, change, transaction, message, failure);
+		if (!this.retry.canRetry(attempt)) {
+			logger.warn(
+					"Subscription '{}' failed on {}, attempt {} of {}; its retries ran out: the sink transaction "
+							+ "is rolled back and its error handler decides when it is delivered again",
+					this.subscription.id(), subject, attempt, this.retry.maxAttempts(), failure);
+			failures.exhausted(key, lsn,
+					new HandlerFailedException(
+							"Subscription '" + this.subscription.id() + "' failed on " + subject + " " + attempt
+									+ " time(s); its retries ran out",
+							this.subscription.id(), lsn, attempt, change, transaction, message, failure));
+			throw new FailureLedger.Redelivery(attemptFailure, Duration.ZERO);
+		}
+		Duration backOff = this.retry.backOff(attempt);
+		logger.warn(
+				"Subscription '{}' failed on {}, attempt {} of {}; the sink transaction is rolled back and "
+						+ "delivery starts again at the checkpoint in {} ms",
+				this.subscription.id(), subject, attempt,
+				(this.retry.maxAttempts() < 0) ? "unlimited" : this.retry.maxAttempts(), backOff.toMillis(), failure);
+		notifyRetrying(attempt, backOff, attemptFailure);
+		throw new FailureLedger.Redelivery(attemptFailure, backOff);
+	}
+
+	private void decide(HandlerFailedException exhausted) {
+		try {
+			this.subscription.errorHandler().handle(exhausted);
+			logger.warn("Subscription '{}' skipped what it failed on: {}", this.subscription.id(),
+					exhausted.getMessage());
+		}
+		catch (HandlerFailedException ex) {
+			throw ex;
+		}
+		catch (Exception ex) {
+			HandlerFailedException stop = new HandlerFailedException(
+					exhausted.getMessage() + "; its error handler " + "failed with " + ex.getClass().getName(),
+					exhausted.subscriptionId(), exhausted.lsn(), exhausted.attempts(), exhausted.change(),
+					exhausted.transaction(), exhausted.logicalMessage(), exhausted.getCause());
+			stop.addSuppressed(ex);
+			throw stop;
+		}
+	}
+
+	private @Nullable Throwable invoke(@Nullable Change change, @Nullable Transaction transaction,
+			@Nullable LogicalMessage message, @Nullable Acknowledgment acknowledgment) {
+		Object handler = this.subscription.handler();
+		try {
+			if (change != null) {
+				if (acknowledgment != null) {
+					((AcknowledgingChangeHandler) handler).handle(change, acknowledgment);
+				}
+				else {
+					((ChangeHandler) handler).handle(change);
+				}
+			}
+			else if (transaction != null) {
+				if (acknowledgment != null) {
+					((AcknowledgingTransactionHandler) handler).handle(transaction, acknowledgment);
+				}
+				else {
+					((TransactionHandler) handler).handle(transaction);
+				}
+			}
+			else {
+				((MessageHandler) handler).handle(message);
+			}
+			return null;
+		}
+		catch (VirtualMachineError ex) {
+			if (ex instanceof StackOverflowError) {
+				return ex;
+			}
+			throw ex;
+		}
+		catch (Throwable ex) {
+			return ex;
+		}
+	}
+
+	private void clearInterrupt() {
+		if (Thread.interrupted() && !this.stop.requested()) {
+			if (this.interruptReported.compareAndSet(false, true)) {
+				logger.warn("Subscription '{}' returned with its thread's interrupt flag set; postlog cleared it "
+						+ "(an interrupt does not stop a consumer: call stop())", this.subscription.id());
+			}
+			else {
+				logger.debug("Subscription '{}' returned with its thread's interrupt flag set; cleared",
+						this.subscription.id());
+			}
+		}
+	}
+
+	private void notifyRetrying(int attempt, Duration backOff, Throwable failure) {
+		try {
+			this.listener.retrying(attempt, backOff, failure);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Consumer listener failed: {}", ex.getClass().getName());
+		}
+	}
+
+	/**
+	 * A stop request ended a wait between attempts: what was being delivered stays
+	 * unacknowledged.
+	 */
+	static final class StopRequested extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		StopRequested() {
+			super("stop requested", null, false, false);
+		}
+
+	}
+
+}

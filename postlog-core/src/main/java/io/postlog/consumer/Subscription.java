@@ -1,0 +1,189 @@
+package io.postlog.consumer;
+
+import java.util.Objects;
+import java.util.function.Predicate;
+
+import io.postlog.Change;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One handler of a {@link ReplicationConsumer} with its delivery options: its id (in
+ * logs, errors and progress), how many lanes it runs on, which changes it takes, whether
+ * it acknowledges itself, and what happens when its retries run out. Each subscription
+ * owns its progress: a failing handler is retried alone, and the others are not called
+ * again for what they already handled. Immutable; the {@code with} methods return copies.
+ */
+public final class Subscription {
+
+	enum Kind {
+
+		CHANGE, TRANSACTION, MESSAGE
+
+	}
+
+	private final String id;
+
+	private final Kind kind;
+
+	private final Object handler;
+
+	private final boolean acknowledging;
+
+	private final int concurrency;
+
+	private final @Nullable Predicate<Change> filter;
+
+	private final ErrorHandler errorHandler;
+
+	private Subscription(String id, Kind kind, Object handler, boolean acknowledging, int concurrency,
+			@Nullable Predicate<Change> filter, ErrorHandler errorHandler) {
+		if (id == null || id.isBlank()) {
+			throw new IllegalArgumentException("A subscription needs an id");
+		}
+		this.id = id;
+		this.kind = kind;
+		this.handler = Objects.requireNonNull(handler, "handler");
+		this.acknowledging = acknowledging;
+		this.concurrency = concurrency;
+		this.filter = filter;
+		this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+	}
+
+	/**
+	 * Subscribes a change handler, called once per change.
+	 * @param id the subscription's id
+	 * @param handler the handler
+	 * @return the subscription
+	 */
+	public static Subscription onChange(String id, ChangeHandler handler) {
+		return new Subscription(id, Kind.CHANGE, handler, false, 1, null, ErrorHandler.STOP);
+	}
+
+	/**
+	 * Subscribes a change handler that acknowledges each change itself.
+	 * @param id the subscription's id
+	 * @param handler the handler
+	 * @return the subscription
+	 */
+	public static Subscription onChange(String id, AcknowledgingChangeHandler handler) {
+		return new Subscription(id, Kind.CHANGE, handler, true, 1, null, ErrorHandler.STOP);
+	}
+
+	/**
+	 * Subscribes a transaction handler, called once per commit with at least one matching
+	 * change.
+	 * @param id the subscription's id
+	 * @param handler the handler
+	 * @return the subscription
+	 */
+	public static Subscription onTransaction(String id, TransactionHandler handler) {
+		return new Subscription(id, Kind.TRANSACTION, handler, false, 1, null, ErrorHandler.STOP);
+	}
+
+	/**
+	 * Subscribes a transaction handler that acknowledges each transaction itself.
+	 * @param id the subscription's id
+	 * @param handler the handler
+	 * @return the subscription
+	 */
+	public static Subscription onTransaction(String id, AcknowledgingTransactionHandler handler) {
+		return new Subscription(id, Kind.TRANSACTION, handler, true, 1, null, ErrorHandler.STOP);
+	}
+
+	/**
+	 * Subscribes a handler of logical decoding messages (PostgreSQL 14+).
+	 * @param id the subscription's id
+	 * @param handler the handler
+	 * @return the subscription
+	 */
+	public static Subscription onMessage(String id, MessageHandler handler) {
+		return new Subscription(id, Kind.MESSAGE, handler, false, 1, null, ErrorHandler.STOP);
+	}
+
+	/**
+	 * Returns a copy that runs a change handler on {@code lanes} threads. Changes are
+	 * routed by table and replica-identity key (a table without a key, or with
+	 * {@code REPLICA IDENTITY FULL}, by table), so each key keeps its order; the slot is
+	 * still acknowledged in commit order.
+	 * @param lanes the number of lanes, at least 1
+	 * @return the copy
+	 * @throws IllegalArgumentException if {@code lanes} is below 1, or above 1 for
+	 * another kind of handler
+	 */
+	public Subscription withConcurrency(int lanes) {
+		if (lanes < 1 || (lanes > 1 && this.kind != Kind.CHANGE)) {
+			throw new IllegalArgumentException("Concurrency of subscription '" + this.id + "' must be 1"
+					+ ((this.kind == Kind.CHANGE) ? " or more" : " (only change handlers run on lanes)") + " but was "
+					+ lanes);
+		}
+		return new Subscription(this.id, this.kind, this.handler, this.acknowledging, lanes, this.filter,
+				this.errorHandler);
+	}
+
+	/**
+	 * Returns a copy that takes only the changes the filter accepts; a transaction
+	 * handler then receives only those, and is not called when none is left.
+	 * @param filter which changes to take; evaluated on the delivery thread
+	 * @return the copy
+	 */
+	public Subscription withFilter(Predicate<Change> filter) {
+		return new Subscription(this.id, this.kind, this.handler, this.acknowledging, this.concurrency,
+				Objects.requireNonNull(filter, "filter"), this.errorHandler);
+	}
+
+	/**
+	 * Returns a copy with an error handler ({@link ErrorHandler#STOP} by default).
+	 * @param errorHandler decides once retries ran out
+	 * @return the copy
+	 */
+	public Subscription withErrorHandler(ErrorHandler errorHandler) {
+		return new Subscription(this.id, this.kind, this.handler, this.acknowledging, this.concurrency, this.filter,
+				errorHandler);
+	}
+
+	/**
+	 * Returns the id.
+	 * @return the id
+	 */
+	public String id() {
+		return this.id;
+	}
+
+	/**
+	 * Returns the number of lanes.
+	 * @return 1 unless {@link #withConcurrency(int)} set more
+	 */
+	public int concurrency() {
+		return this.concurrency;
+	}
+
+	/**
+	 * Returns whether the handler acknowledges what it was given itself.
+	 * @return {@code true} for acknowledging handlers
+	 */
+	public boolean acknowledging() {
+		return this.acknowledging;
+	}
+
+	Kind kind() {
+		return this.kind;
+	}
+
+	Object handler() {
+		return this.handler;
+	}
+
+	boolean accepts(Change change) {
+		return this.filter == null || this.filter.test(change);
+	}
+
+	ErrorHandler errorHandler() {
+		return this.errorHandler;
+	}
+
+	@Override
+	public String toString() {
+		return "Subscription[" + this.id + ", " + this.kind + ", concurrency " + this.concurrency + "]";
+	}
+
+}

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Predicate;
 
+import io.postlog.Lsn;
 import io.postlog.pgoutput.PgOutputDecoder;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.pgoutput.RowDecoder;
@@ -123,6 +124,10 @@ final class StreamedEventsReader implements AutoCloseable {
 				}
 			}
 		}
+	}
+
+	void acknowledge(Lsn lsn) throws SQLException {
+		this.stream.acknowledge(lsn);
 	}
 
 	List<Event> events() {

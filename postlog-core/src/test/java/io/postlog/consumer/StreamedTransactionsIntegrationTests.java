@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
 
+import io.postlog.Change;
+import io.postlog.Lsn;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
@@ -246,6 +248,111 @@ class StreamedTransactionsIntegrationTests {
 		assertThat(plainStats[1]).as("stream_bytes of the protocol 1 slot").isZero();
 	}
 
+	@Test
+	void newSessionStreamsAnOpenTransactionAgainFromItsFirstChangeThoughAcknowledgedPastItsStart() throws Exception {
+		createSlots("again");
+		StreamedEventsReader first = streamedReader("again", 64 * 1024);
+		try (Connection session = this.database.connect()) {
+			session.setAutoCommit(false);
+			long xid = queryLong(session, "SELECT txid_current() % 4294967296");
+			execute(session,
+					"INSERT INTO items SELECT g, md5(g::text), 'ok', g, now() FROM generate_series(1, 10000) g");
+			first.readUntilControl(PgOutputMessage.StreamStop.class::isInstance, WAIT);
+			this.database.execute("INSERT INTO marker VALUES (1)");
+			List<Event> events = first.readUntil(markerCommitted(1), WAIT);
+			Event.Commit marker = (Event.Commit) events.get(events.size() - 1);
+			assertThat(streams(first).hasOpenTransactions()).isTrue();
+			first.acknowledge(marker.endLsn());
+			await().atMost(WAIT)
+				.until(() -> marker.endLsn().equals(Lsn.parse(slotColumn("again", "confirmed_flush_lsn"))));
+			first.close();
+			this.resources.remove(first);
+			assertThat(spillFiles()).isEmpty();
+			execute(session,
+					"INSERT INTO items SELECT g, md5(g::text), 'ok', g, now() FROM generate_series(10001, 10010) g");
+			session.commit();
+			this.database.execute("INSERT INTO marker VALUES (2)");
+			await().atMost(WAIT).until(() -> "false".equals(slotColumn("again", "active")));
+			StreamedEventsReader second = streamedReader("again", 64 * 1024);
+			List<List<Event>> transactions = transactions(second.readUntil(markerCommitted(2), WAIT));
+			PgOutputMessage.StreamStart start = (PgOutputMessage.StreamStart) second.control().get(0);
+			assertThat(start.xid()).isEqualTo(xid);
+			assertThat(start.firstSegment()).isTrue();
+			assertThat(transactions).hasSize(2);
+			assertThat(xidOf(transactions.get(0))).isEqualTo(xid);
+			List<Change> changes = transactions.get(0)
+				.stream()
+				.filter(Event.ChangeArrived.class::isInstance)
+				.map((event) -> ((Event.ChangeArrived) event).change())
+				.toList();
+			assertThat(changes).hasSize(10010);
+			assertThat(changes).extracting(Change::index)
+				.containsExactlyElementsOf(java.util.stream.IntStream.range(0, 10010).boxed().toList());
+			assertThat(changes).extracting((change) -> change.after().get("id"))
+				.containsExactlyElementsOf(java.util.stream.IntStream.rangeClosed(1, 10010).boxed().toList());
+		}
+	}
+
+	@Test
+	void parallelStreamingOfProtocolFourOnlyAddsTheAbortsLsnAndTime() throws Exception {
+		Assumptions.assumeTrue(this.database.serverVersion() >= 160000, "protocol 4 needs PostgreSQL 16");
+		createSlots("flow_on", "flow_parallel");
+		transaction("INSERT INTO items SELECT g, md5(g::text), 'ok', g, now() FROM generate_series(1, 3000) g",
+				"SAVEPOINT a",
+				"INSERT INTO items SELECT g, 'rolled back', 'sad', g, now() FROM generate_series(3001, 6000) g",
+				"ROLLBACK TO SAVEPOINT a", "INSERT INTO items VALUES (0, 'after')");
+		try (Connection session = this.database.connect()) {
+			session.setAutoCommit(false);
+			execute(session,
+					"INSERT INTO items SELECT g, md5(g::text), 'ok', g, now() FROM generate_series(10001, 13000) g");
+			session.rollback();
+		}
+		this.database.execute("INSERT INTO marker VALUES (1)");
+		StreamedEventsReader on = streamedReader("flow_on", 64 * 1024);
+		List<List<Event>> onTransactions = transactions(on.readUntil(markerCommitted(1), WAIT));
+		StreamedTransactions parallelStreams = new StreamedTransactions(
+				new StreamingOptions(64 * 1024, this.spillRoot, 1L << 30), "flow_parallel");
+		StreamedEventsReader parallel = new StreamedEventsReader(new RawPgOutputStream(this.database, "flow_parallel",
+				"pub", List.of("proto_version", "4", "streaming", "parallel", "binary", "true")), parallelStreams);
+		this.resources.add(0, parallel);
+		List<List<Event>> parallelTransactions = transactions(parallel.readUntil(markerCommitted(1), WAIT));
+		List<PgOutputMessage.StreamAbort> onAborts = aborts(on);
+		List<PgOutputMessage.StreamAbort> parallelAborts = aborts(parallel);
+		System.out.println("[fact] protocol 2 'on' aborts " + onAborts + "; protocol 4 'parallel' aborts "
+				+ parallelAborts + "; message types identical: " + on.tags().equals(parallel.tags()));
+		assertThat(parallelTransactions).isEqualTo(onTransactions);
+		assertThat(parallel.tags()).isEqualTo(on.tags());
+		assertThat(onAborts).hasSize(2).allSatisfy((abort) -> {
+			assertThat(abort.abortLsn()).isNull();
+			assertThat(abort.abortTime()).isNull();
+		});
+		assertThat(parallelAborts).hasSize(2).allSatisfy((abort) -> {
+			assertThat(abort.abortLsn()).isNotNull();
+			assertThat(abort.abortTime()).isNotNull();
+		});
+		assertThat(parallelAborts).extracting(PgOutputMessage.StreamAbort::xid, PgOutputMessage.StreamAbort::subXid)
+			.isEqualTo(onAborts.stream()
+				.map((abort) -> org.assertj.core.groups.Tuple.tuple(abort.xid(), abort.subXid()))
+				.toList());
+	}
+
+	private static List<PgOutputMessage.StreamAbort> aborts(StreamedEventsReader reader) {
+		return reader.control()
+			.stream()
+			.filter(PgOutputMessage.StreamAbort.class::isInstance)
+			.map(PgOutputMessage.StreamAbort.class::cast)
+			.toList();
+	}
+
+	private String slotColumn(String slot, String column) throws SQLException {
+		try (Connection connection = this.database.connect();
+				Statement statement = connection.createStatement();
+				ResultSet row = statement.executeQuery("SELECT " + column + "::text FROM pg_replication_slots"
+						+ " WHERE slot_name = '" + slot + "'")) {
+			return row.next() ? row.getString(1) : null;
+		}
+	}
+
 	private long[] slotStats(String slot) throws SQLException {
 		try (Connection connection = this.database.connect();
 				Statement statement = connection.createStatement();
@@ -283,9 +390,14 @@ class StreamedTransactionsIntegrationTests {
 	}
 
 	private static Predicate<Event> markerCommitted() {
+		return markerCommitted(1);
+	}
+
+	private static Predicate<Event> markerCommitted(int id) {
 		boolean[] seen = new boolean[1];
 		return (event) -> {
-			if (event instanceof Event.ChangeArrived arrived && arrived.change().table().name().equals("marker")) {
+			if (event instanceof Event.ChangeArrived arrived && arrived.change().table().name().equals("marker")
+					&& Integer.valueOf(id).equals(arrived.change().after().get("id"))) {
 				seen[0] = true;
 			}
 			return seen[0] && event instanceof Event.Commit;

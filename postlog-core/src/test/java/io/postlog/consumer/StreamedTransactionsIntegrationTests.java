@@ -145,11 +145,7 @@ class StreamedTransactionsIntegrationTests {
 		assertThat(expected.subList(1, 4)).extracting(StreamedTransactionsIntegrationTests::xidOf)
 			.containsExactly(xids[2], xids[0], xids[1]);
 		assertThat(replayed).isEqualTo(expected);
-		List<PgOutputMessage.StreamAbort> aborts = streamed.control()
-			.stream()
-			.filter(PgOutputMessage.StreamAbort.class::isInstance)
-			.map(PgOutputMessage.StreamAbort.class::cast)
-			.toList();
+		List<PgOutputMessage.StreamAbort> aborts = aborts(streamed);
 		System.out.println("[fact] Stream Aborts (xid, subXid) with sessions' xids "
 				+ List.of(xids[0], xids[1], xids[2], xids[3]) + ": "
 				+ aborts.stream().map((abort) -> "(" + abort.xid() + ", " + abort.subXid() + ")").toList());
@@ -160,8 +156,14 @@ class StreamedTransactionsIntegrationTests {
 		List<PgOutputMessage.StreamAbort> rolledBack = aborts.stream()
 			.filter((abort) -> abort.xid() == xids[3])
 			.toList();
-		assertThat(rolledBack.get(rolledBack.size() - 1).subXid()).as("ROLLBACK of the whole transaction")
-			.isEqualTo(xids[3]);
+		// PostgreSQL 18 does not stream a transaction it already knows to be aborted.
+		if (streamed.control()
+			.stream()
+			.anyMatch((message) -> message instanceof PgOutputMessage.StreamStart start && start.xid() == xids[3])) {
+			assertThat(rolledBack).as("ROLLBACK of the whole transaction").isNotEmpty();
+			assertThat(rolledBack.get(rolledBack.size() - 1).subXid()).isEqualTo(xids[3]);
+		}
+		assertThat(streams(streamed).hasOpenTransactions()).isFalse();
 		assertThat(streams(streamed).spilledBytesTotal()).isPositive();
 		assertThat(streams(streamed).spilledBytes()).isZero();
 		assertThat(spillFiles()).isEmpty();
@@ -322,11 +324,13 @@ class StreamedTransactionsIntegrationTests {
 				+ parallelAborts + "; message types identical: " + on.tags().equals(parallel.tags()));
 		assertThat(parallelTransactions).isEqualTo(onTransactions);
 		assertThat(parallel.tags()).isEqualTo(on.tags());
-		assertThat(onAborts).hasSize(2).allSatisfy((abort) -> {
+		// Two aborts (a savepoint, then a whole transaction); one on PostgreSQL 18, which
+		// does not stream a transaction it already knows to be aborted.
+		assertThat(onAborts).isNotEmpty().allSatisfy((abort) -> {
 			assertThat(abort.abortLsn()).isNull();
 			assertThat(abort.abortTime()).isNull();
 		});
-		assertThat(parallelAborts).hasSize(2).allSatisfy((abort) -> {
+		assertThat(parallelAborts).allSatisfy((abort) -> {
 			assertThat(abort.abortLsn()).isNotNull();
 			assertThat(abort.abortTime()).isNotNull();
 		});
@@ -334,6 +338,8 @@ class StreamedTransactionsIntegrationTests {
 			.isEqualTo(onAborts.stream()
 				.map((abort) -> org.assertj.core.groups.Tuple.tuple(abort.xid(), abort.subXid()))
 				.toList());
+		assertThat(streams(on).hasOpenTransactions()).isFalse();
+		assertThat(parallelStreams.hasOpenTransactions()).isFalse();
 	}
 
 	private static List<PgOutputMessage.StreamAbort> aborts(StreamedEventsReader reader) {

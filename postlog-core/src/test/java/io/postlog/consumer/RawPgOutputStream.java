@@ -33,7 +33,17 @@ final class RawPgOutputStream implements AutoCloseable {
 	 */
 	RawPgOutputStream(PostgresDatabase database, String slot, String publication, List<String> options)
 			throws SQLException {
-		this.connection = database.connectReplication();
+		this(database.connectReplication(), slot, publication, options);
+	}
+
+	/**
+	 * Opens a stream on a replication connection, which it then owns.
+	 * @param options pgoutput options besides {@code publication_names}, as name, value
+	 * pairs
+	 */
+	RawPgOutputStream(Connection connection, String slot, String publication, List<String> options)
+			throws SQLException {
+		this.connection = connection;
 		try {
 			ChainedLogicalStreamBuilder builder = this.connection.unwrap(PGConnection.class)
 				.getReplicationAPI()

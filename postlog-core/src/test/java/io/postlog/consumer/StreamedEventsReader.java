@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 import io.postlog.Lsn;
@@ -41,9 +42,37 @@ final class StreamedEventsReader implements AutoCloseable {
 
 	private int blockMessages;
 
+	private final Consumer<Event> sink;
+
 	StreamedEventsReader(RawPgOutputStream stream, @Nullable StreamedTransactions streams) {
 		this.stream = stream;
 		this.streams = streams;
+		this.sink = this.events::add;
+	}
+
+	/**
+	 * Creates a reader that hands each event to a sink instead of keeping it.
+	 */
+	StreamedEventsReader(RawPgOutputStream stream, @Nullable StreamedTransactions streams, Consumer<Event> sink) {
+		this.stream = stream;
+		this.streams = streams;
+		this.sink = sink;
+	}
+
+	/**
+	 * Reads until the sink says to stop, failing after the timeout.
+	 */
+	void readWhile(java.util.function.BooleanSupplier more, Duration timeout) throws SQLException {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (more.getAsBoolean()) {
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("Not done within " + timeout);
+			}
+			byte[] payload = this.stream.read(Duration.ofMillis(100));
+			if (payload != null) {
+				accept(ByteBuffer.wrap(payload));
+			}
+		}
 	}
 
 	/**
@@ -106,7 +135,7 @@ final class StreamedEventsReader implements AutoCloseable {
 		byte tag = payload.get(payload.position());
 		this.tags.append((char) tag);
 		if (streams == null || (tag != 'S' && tag != 'c' && tag != 'A')) {
-			this.events.addAll(this.assembler.assemble(payload));
+			this.assembler.assemble(payload).forEach(this.sink);
 			return;
 		}
 		PgOutputMessage message = PgOutputDecoder.decode(payload);
@@ -120,7 +149,7 @@ final class StreamedEventsReader implements AutoCloseable {
 		else if (message instanceof PgOutputMessage.StreamCommit commit) {
 			try (Replay replay = streams.commit(commit)) {
 				while (replay.hasNext()) {
-					this.events.addAll(this.assembler.assemble(replay.next()));
+					this.assembler.assemble(replay.next()).forEach(this.sink);
 				}
 			}
 		}

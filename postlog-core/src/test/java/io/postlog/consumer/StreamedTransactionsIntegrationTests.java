@@ -251,6 +251,35 @@ class StreamedTransactionsIntegrationTests {
 	}
 
 	@Test
+	void originOfAStreamedTransactionReachesItsCommitAsWithProtocolOne() throws Exception {
+		createSlots("origin_streamed", "origin_plain");
+		String origin = "upstream_" + this.database.name();
+		this.database.execute("SELECT pg_replication_origin_create('" + origin + "')");
+		try (Connection session = this.database.connect()) {
+			execute(session, "SELECT pg_replication_origin_session_setup('" + origin + "')");
+			session.setAutoCommit(false);
+			execute(session, "SELECT pg_replication_origin_xact_setup('1/ABCDEF', now())");
+			execute(session,
+					"INSERT INTO items SELECT g, md5(g::text), 'ok', g, now() FROM generate_series(1, 5000) g");
+			session.commit();
+			session.setAutoCommit(true);
+			execute(session, "SELECT pg_replication_origin_session_reset()");
+		}
+		finally {
+			this.database.execute("SELECT pg_replication_origin_drop('" + origin + "')");
+		}
+		this.database.execute("INSERT INTO marker VALUES (1)");
+		StreamedEventsReader streamed = streamedReader("origin_streamed", 64 * 1024);
+		List<List<Event>> replayed = transactions(streamed.readUntil(markerCommitted(), WAIT));
+		List<List<Event>> expected = transactions(plainReader("origin_plain").readUntil(markerCommitted(), WAIT));
+		assertThat(expected).hasSize(2);
+		Event.Commit commit = (Event.Commit) expected.get(0).get(expected.get(0).size() - 1);
+		assertThat(commit.origin()).isEqualTo(origin);
+		assertThat(replayed).isEqualTo(expected);
+		assertThat(streamed.tags()).as("Origin follows the first Stream Start").contains("SO");
+	}
+
+	@Test
 	void newSessionStreamsAnOpenTransactionAgainFromItsFirstChangeThoughAcknowledgedPastItsStart() throws Exception {
 		createSlots("again");
 		StreamedEventsReader first = streamedReader("again", 64 * 1024);

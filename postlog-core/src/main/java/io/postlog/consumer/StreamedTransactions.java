@@ -31,9 +31,9 @@ import org.jspecify.annotations.Nullable;
  * <b>Bounds.</b> Messages are kept on the heap up to {@link StreamingOptions#memory()}
  * bytes, all open transactions together; past that, each transaction appends to a spill
  * file of its own, up to {@link StreamingOptions#maxSpill()} bytes of spill files in all.
- * A transaction that started spilling stays spilling, so its heap part always precedes
- * its spilled part. Besides the budget: one 64 KiB write buffer, one 64 KiB read buffer
- * per open replay, and the schema messages of recent runs (see
+ * A transaction keeps spilling while anything of it is spilled, so its heap part always
+ * precedes its spilled part. Besides the budget: one 64 KiB write buffer, one 64 KiB read
+ * buffer per open replay, and the schema messages of recent runs (see
  * {@link StreamedTransaction}).
  * <p>
  * <b>Failures.</b> Any failure ({@link SpillLimitExceededException},
@@ -44,7 +44,8 @@ import org.jspecify.annotations.Nullable;
  * the next instance on the same directory removes them.
  * <p>
  * Not thread-safe: one thread (the reader of the stream) calls everything, replays
- * included; the meters may be read from any thread.
+ * included; {@link #spilledBytes()} and {@link #spilledBytesTotal()} may be read from any
+ * thread.
  */
 final class StreamedTransactions implements AutoCloseable {
 
@@ -264,7 +265,7 @@ final class StreamedTransactions implements AutoCloseable {
 	}
 
 	/**
-	 * Returns the heap budget in use.
+	 * Returns the heap budget in use; for the owning thread.
 	 * @return the bytes
 	 */
 	long memoryBytes() {

@@ -40,6 +40,8 @@ final class StreamedEventsReader implements AutoCloseable {
 
 	private final StringBuilder tags = new StringBuilder();
 
+	private final List<long[]> blockRelations = new ArrayList<>();
+
 	private int blockMessages;
 
 	private final Consumer<Event> sink;
@@ -127,7 +129,13 @@ final class StreamedEventsReader implements AutoCloseable {
 			}
 			else {
 				this.blockMessages++;
-				this.tags.append((char) payload.get(payload.position()));
+				byte tag = payload.get(payload.position());
+				this.tags.append((char) tag);
+				if (tag == 'R') {
+					// xid, relation OID
+					this.blockRelations.add(new long[] { payload.getInt(payload.position() + 1) & 0xFFFFFFFFL,
+							payload.getInt(payload.position() + 5) & 0xFFFFFFFFL });
+				}
 				streams.feed(payload);
 			}
 			return;
@@ -166,6 +174,11 @@ final class StreamedEventsReader implements AutoCloseable {
 	/** The stream control messages: Stream Start, Stop, Abort and Commit, in order. */
 	List<PgOutputMessage> control() {
 		return this.control;
+	}
+
+	/** The (xid, relation OID) of every Relation message inside a stream block. */
+	List<long[]> blockRelations() {
+		return this.blockRelations;
 	}
 
 	int blockMessages() {

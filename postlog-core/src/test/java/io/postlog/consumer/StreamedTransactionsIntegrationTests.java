@@ -251,6 +251,46 @@ class StreamedTransactionsIntegrationTests {
 	}
 
 	@Test
+	void relationFirstStreamedInARolledBackSavepointIsStreamedAgainAndReplaysAsProtocolOne() throws Exception {
+		createSlots("touch_streamed", "touch_plain");
+		long others = queryLong(this.database, "SELECT 'others'::regclass::oid");
+		StreamedEventsReader streamed = streamedReader("touch_streamed", 64 * 1024);
+		long xid;
+		try (Connection session = this.database.connect()) {
+			session.setAutoCommit(false);
+			xid = queryLong(session, "SELECT txid_current() % 4294967296");
+			execute(session,
+					"INSERT INTO items SELECT g, md5(g::text), 'ok', g, now() FROM generate_series(1, 3000) g");
+			execute(session, "SAVEPOINT s");
+			execute(session, "INSERT INTO others SELECT g, repeat('x', 100) FROM generate_series(1, 4000) g");
+			streamed.readWhile(() -> relationsOf(streamed, others).isEmpty(), WAIT);
+			execute(session, "ROLLBACK TO SAVEPOINT s");
+			execute(session, "INSERT INTO others VALUES (1, 'after the rollback')");
+			execute(session,
+					"INSERT INTO items SELECT g, md5(g::text), 'ok', g, now() FROM generate_series(3001, 6000) g");
+			session.commit();
+		}
+		this.database.execute("INSERT INTO marker VALUES (1)");
+		List<List<Event>> replayed = transactions(streamed.readUntil(markerCommitted(), WAIT));
+		List<List<Event>> expected = transactions(plainReader("touch_plain").readUntil(markerCommitted(), WAIT));
+		List<Long> relationXids = relationsOf(streamed, others);
+		System.out.println("[fact] Relation of 'others' streamed with xids " + relationXids + " in transaction " + xid
+				+ ", aborts " + aborts(streamed));
+		assertThat(relationXids.get(0)).as("first sent with the savepoint's xid").isNotEqualTo(xid);
+		assertThat(aborts(streamed)).extracting(PgOutputMessage.StreamAbort::subXid).contains(relationXids.get(0));
+		assertThat(relationXids).as("sent again after the savepoint's abort").hasSize(2);
+		assertThat(replayed).isEqualTo(expected);
+	}
+
+	private static List<Long> relationsOf(StreamedEventsReader reader, long relationId) {
+		return reader.blockRelations()
+			.stream()
+			.filter((relation) -> relation[1] == relationId)
+			.map((relation) -> relation[0])
+			.toList();
+	}
+
+	@Test
 	void originOfAStreamedTransactionReachesItsCommitAsWithProtocolOne() throws Exception {
 		createSlots("origin_streamed", "origin_plain");
 		String origin = "upstream_" + this.database.name();
@@ -483,6 +523,12 @@ class StreamedTransactionsIntegrationTests {
 	private static void execute(Connection connection, String sql) throws SQLException {
 		try (Statement statement = connection.createStatement()) {
 			statement.execute(sql);
+		}
+	}
+
+	private static long queryLong(PostgresDatabase database, String sql) throws SQLException {
+		try (Connection connection = database.connect()) {
+			return queryLong(connection, sql);
 		}
 	}
 

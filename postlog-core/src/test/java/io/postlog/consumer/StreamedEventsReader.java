@@ -42,8 +42,6 @@ final class StreamedEventsReader implements AutoCloseable {
 
 	private final List<long[]> blockRelations = new ArrayList<>();
 
-	private int blockMessages;
-
 	private final Consumer<Event> sink;
 
 	StreamedEventsReader(RawPgOutputStream stream, @Nullable StreamedTransactions streams) {
@@ -128,7 +126,6 @@ final class StreamedEventsReader implements AutoCloseable {
 				streams.stop();
 			}
 			else {
-				this.blockMessages++;
 				byte tag = payload.get(payload.position());
 				this.tags.append((char) tag);
 				if (tag == 'R') {
@@ -179,10 +176,6 @@ final class StreamedEventsReader implements AutoCloseable {
 	/** The (xid, relation OID) of every Relation message inside a stream block. */
 	List<long[]> blockRelations() {
 		return this.blockRelations;
-	}
-
-	int blockMessages() {
-		return this.blockMessages;
 	}
 
 	/** The type byte of every message read, in order. */

@@ -21,7 +21,7 @@ public class SpillLimitExceededException extends ReplicationConsumerException {
 	 */
 	public SpillLimitExceededException(long limit, long xid, long spilled) {
 		super("Streamed transaction " + xid + " needs more spill space than the limit of " + limit
-				+ " bytes (max-spill); " + spilled + " bytes of open streamed transactions are spilled. "
+				+ " bytes (maxSpill); " + spilled + " bytes of open streamed transactions are spilled. "
 				+ "Raise the limit, or turn streaming off to let the server buffer large transactions");
 		this.limit = limit;
 		this.xid = xid;

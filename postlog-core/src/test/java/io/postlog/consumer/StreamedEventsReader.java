@@ -30,7 +30,7 @@ final class StreamedEventsReader implements AutoCloseable {
 	private final RawPgOutputStream stream;
 
 	private final PgOutputAssembler assembler = new PgOutputAssembler(SLOT_LABEL,
-			new RowDecoder(ValueDecoders.standard()));
+			new RowDecoder(ValueDecoders.standard()), false);
 
 	private final @Nullable StreamedTransactions streams;
 

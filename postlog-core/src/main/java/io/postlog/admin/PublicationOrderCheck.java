@@ -34,6 +34,9 @@ final class PublicationOrderCheck {
 
 	private static final String NOT_IN_PREREQUISITE_STATE = "55000";
 
+	/** The major version that added {@code pg_replication_slot_advance}. */
+	private static final int ADVANCE_VERSION = 11;
+
 	private final Connection connection;
 
 	PublicationOrderCheck(Connection connection) {
@@ -110,17 +113,24 @@ final class PublicationOrderCheck {
 		return Optional.empty();
 	}
 
-	private static Optional<StartupFinding> decodeFailure(SQLException ex, SlotInfo slot, String publicationName,
+	private String fix(String slotName) throws SQLException {
+		String drop = "drop the slot (SELECT pg_drop_replication_slot('" + slotName
+				+ "')) and let postlog create it after the publication. Create publications before slots.";
+		if (this.connection.getMetaData().getDatabaseMajorVersion() < ADVANCE_VERSION) {
+			return "Skip the changes from before the publication: " + drop;
+		}
+		return "Skip the changes from before the publication: SELECT pg_replication_slot_advance('" + slotName
+				+ "', pg_current_wal_lsn()); or " + drop;
+	}
+
+	private Optional<StartupFinding> decodeFailure(SQLException ex, SlotInfo slot, String publicationName,
 			Duration timeout) throws SQLException {
 		String state = ex.getSQLState();
 		if (UNDEFINED_OBJECT.equals(state)) {
 			PostlogException failure = new PublicationCreatedAfterSlotException(slot.slotName(), publicationName,
 					slot.confirmedFlushLsn(), ex);
-			return Optional.of(StartupFinding.failure(StartupFinding.Check.PUBLICATION_AFTER_SLOT, failure,
-					"Move the slot past the publication's creation, skipping the changes before it: SELECT "
-							+ "pg_replication_slot_advance('" + slot.slotName()
-							+ "', pg_current_wal_lsn()); or drop the slot and let postlog create it after the "
-							+ "publication. Create publications before slots."));
+			return Optional
+				.of(StartupFinding.failure(StartupFinding.Check.PUBLICATION_AFTER_SLOT, failure, fix(slot.slotName())));
 		}
 		if (OBJECT_IN_USE.equals(state)) {
 			return Optional.empty();

@@ -459,7 +459,11 @@ public final class ReplicationAdmin {
 		}
 	}
 
-	private String currentUser() {
+	/**
+	 * Returns the role this connection acts as.
+	 * @return {@code current_user}
+	 */
+	public String currentUser() {
 		return queryString("SELECT current_user", "read the current user");
 	}
 

@@ -24,9 +24,9 @@ public interface HeartbeatMonitor {
 	void received(Heartbeat heartbeat, Instant receivedAt);
 
 	/**
-	 * The consumer started streaming (first start, reconnect, or after standby).
-	 * Heartbeats written before may have gone to another reader of the slot and never
-	 * come back, so they no longer count as overdue.
+	 * The consumer started streaming (first start, reconnect, or after standby) and will
+	 * report the heartbeats it reads. Heartbeats written before may have gone to another
+	 * reader of the slot and never come back, so they no longer count as overdue.
 	 * @param at when the stream started
 	 */
 	void streamStarted(Instant at);

@@ -13,9 +13,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * The {@link HeartbeatMonitor} of one process and slot: remembers the heartbeats it wrote
  * until they come back, and reports the oldest one still out ({@link #status}).
- * Heartbeats of other instances and slots are ignored. At most {@value #MAX_OUTSTANDING}
- * heartbeats are remembered; past that, newer ones are not, so a long stall still shows
- * from the oldest one. Thread-safe.
+ * Heartbeats of other instances and slots are ignored. Heartbeats count only once a
+ * consumer has reported {@link #streamStarted}: a consumer that does not recognise
+ * heartbeats never does, so it is never reported as missing them. At most
+ * {@value #MAX_OUTSTANDING} heartbeats are remembered; past that, newer ones are not, so
+ * a long stall still shows from the oldest one. Thread-safe.
  */
 public final class HeartbeatTracker implements HeartbeatMonitor {
 
@@ -37,6 +39,8 @@ public final class HeartbeatTracker implements HeartbeatMonitor {
 	private @Nullable Heartbeat lastReceived;
 
 	private @Nullable Instant lastReceivedAt;
+
+	private boolean tracking;
 
 	/**
 	 * Creates a tracker with an instance id of its own.
@@ -94,7 +98,7 @@ public final class HeartbeatTracker implements HeartbeatMonitor {
 		this.lastEmitted = heartbeat;
 		// The stream can deliver a heartbeat before its writer reports it written.
 		boolean back = this.lastReceived != null && this.lastReceived.sequence() >= heartbeat.sequence();
-		if (!back && this.outstanding.size() < MAX_OUTSTANDING) {
+		if (this.tracking && !back && this.outstanding.size() < MAX_OUTSTANDING) {
 			this.outstanding.put(heartbeat.sequence(), heartbeat.emittedAt());
 		}
 	}
@@ -119,6 +123,7 @@ public final class HeartbeatTracker implements HeartbeatMonitor {
 
 	@Override
 	public synchronized void streamStarted(Instant at) {
+		this.tracking = true;
 		this.outstanding.clear();
 	}
 

@@ -91,7 +91,8 @@ class StartupChecksIntegrationTests {
 				assertThat(ex.confirmedFlushLsn()).isEqualTo(confirmedFlushLsn("late_slot"));
 				assertThat(ex.sqlState()).isEqualTo("42704");
 			});
-			assertThat(finding.fix()).contains("pg_replication_slot_advance('late_slot'");
+			assertThat(finding.fix()).contains((this.version >= 110000) ? "pg_replication_slot_advance('late_slot'"
+					: "pg_drop_replication_slot('late_slot')");
 			assertThatExceptionOfType(PublicationCreatedAfterSlotException.class).isThrownBy(report::throwIfFailed);
 			assertStreamingFailsWithUndefinedObject("late_slot", "late_pub");
 		}
@@ -99,7 +100,13 @@ class StartupChecksIntegrationTests {
 			assertThat(findings.get(0).severity()).isEqualTo(StartupFinding.Severity.WARNING);
 			assertThat(findings.get(0).message()).contains("PostgreSQL skips them");
 		}
-		this.database.execute("SELECT pg_replication_slot_advance('late_slot', pg_current_wal_lsn())");
+		if (this.version >= 110000) {
+			this.database.execute("SELECT pg_replication_slot_advance('late_slot', pg_current_wal_lsn())");
+		}
+		else {
+			this.database.execute("SELECT pg_drop_replication_slot('late_slot')",
+					"SELECT pg_create_logical_replication_slot('late_slot', 'pgoutput')");
+		}
 		assertThat(this.checks.run(StartupCheckRequest.of("late_slot", "late_pub"))
 			.of(StartupFinding.Check.PUBLICATION_AFTER_SLOT)).isEmpty();
 	}

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,6 +15,11 @@ class HeartbeatTrackerTests {
 	private static final Instant T0 = Instant.parse("2025-01-01T00:00:00Z");
 
 	private final HeartbeatTracker tracker = new HeartbeatTracker("slot", "me", Duration.ofSeconds(30));
+
+	@BeforeEach
+	void startStream() {
+		this.tracker.streamStarted(T0.minusSeconds(1));
+	}
 
 	@Test
 	void nothingIsMissingBeforeTheFirstHeartbeat() {
@@ -77,6 +83,15 @@ class HeartbeatTrackerTests {
 		assertThat(this.tracker.status(T0.plusSeconds(120)).isMissing()).isFalse();
 		this.tracker.emitted(beat(2, T0.plusSeconds(70)));
 		assertThat(this.tracker.status(T0.plusSeconds(101)).isMissing()).isTrue();
+	}
+
+	@Test
+	void withoutAStreamThatRecognisesHeartbeatsNoneIsEverMissing() {
+		HeartbeatTracker idle = new HeartbeatTracker("slot", "me", Duration.ofSeconds(30));
+		idle.emitted(beat(1, T0));
+		HeartbeatStatus status = idle.status(T0.plusSeconds(600));
+		assertThat(status.isMissing()).isFalse();
+		assertThat(status.lastEmitted()).isEqualTo(beat(1, T0));
 	}
 
 	@Test

@@ -2,12 +2,15 @@ package io.postlog.admin;
 
 import java.nio.ByteBuffer;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
 import io.postlog.Lsn;
 import io.postlog.test.PostgresDatabase;
 import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
 import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
 
@@ -27,7 +30,20 @@ final class RawStream implements AutoCloseable {
 	}
 
 	static RawStream open(PostgresDatabase database, String slot, String publication) throws SQLException {
-		Connection connection = database.connectReplication();
+		return open(database.connectReplication(), slot, publication);
+	}
+
+	/** Opens a stream on a fresh {@code replication=database} connection to a URL. */
+	static RawStream open(String jdbcUrl, String slot, String publication) throws SQLException {
+		Properties properties = new Properties();
+		PGProperty.USER.set(properties, "postgres");
+		PGProperty.REPLICATION.set(properties, "database");
+		PGProperty.ASSUME_MIN_SERVER_VERSION.set(properties, "9.4");
+		PGProperty.PREFER_QUERY_MODE.set(properties, "simple");
+		return open(DriverManager.getConnection(jdbcUrl, properties), slot, publication);
+	}
+
+	private static RawStream open(Connection connection, String slot, String publication) throws SQLException {
 		try {
 			PGReplicationStream stream = connection.unwrap(PGConnection.class)
 				.getReplicationAPI()

@@ -52,9 +52,7 @@ class FailoverPromotionIntegrationTests {
 
 	@Test
 	void everyAcknowledgedCommitArrivesFromThePromotedStandby() throws Exception {
-		try (EmbeddedPostgresServer probe = EmbeddedPostgresServer.builder().start()) {
-			assumeTrue(probe.serverVersion() >= 170000, "failover slots need PostgreSQL 17");
-		}
+		assumeTrue(EmbeddedPostgresServer.shared().serverVersion() >= 170000, "failover slots need PostgreSQL 17");
 		try (ReplicatedPostgres pair = ReplicatedPostgres.builder().start();
 				TcpProxy proxy = TcpProxy.start(pair.primary())) {
 			execute(pair.primary(), "postgres", "CREATE DATABASE " + DATABASE,
@@ -85,6 +83,23 @@ class FailoverPromotionIntegrationTests {
 				MidStreamWriter writer = new MidStreamWriter(proxy.jdbcUrl(DATABASE), 201);
 				writer.start();
 				await().atMost(Duration.ofSeconds(30)).until(() -> writer.committed().size() >= 100);
+				try (Connection standby = pair.standby().connect(DATABASE);
+						Connection primary = pair.primary().connect(DATABASE)) {
+					ReplicationAdmin standbyAdmin = new ReplicationAdmin(standby);
+					ReplicationSettings standbySettings = standbyAdmin.replicationSettings();
+					assertThat(standbySettings.inRecovery()).isTrue();
+					assertThat(standbySettings.syncReplicationSlots()).isTrue();
+					assertThat(standbySettings.hotStandbyFeedback()).isTrue();
+					assertThat(new ReplicationAdmin(primary).replicationSettings().waitsForStandbys()).isTrue();
+					SlotInfo copy = standbyAdmin.logicalSlots()
+						.stream()
+						.filter((slot) -> slot.slotName().equals(SLOT))
+						.findFirst()
+						.orElseThrow();
+					assertThat(copy.synced()).isTrue();
+					assertThat(copy.failover()).isTrue();
+					assertThat(copy.retainedBytes(standbyAdmin.walPosition())).isNotNull();
+				}
 				String confirmed = "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = '"
 						+ SLOT + "'";
 				logger.info("Before the crash the slot is confirmed at {} on the primary and at {} on the standby",

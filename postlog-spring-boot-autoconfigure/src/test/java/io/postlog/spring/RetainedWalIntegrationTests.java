@@ -16,6 +16,8 @@ import io.postlog.Change;
 import io.postlog.test.EmbeddedPostgresServer;
 import io.postlog.test.PostgresDatabase;
 import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -35,6 +37,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * show it, and health is UP again once the listener returns and the slot moves on.
  */
 class RetainedWalIntegrationTests {
+
+	private static final Logger logger = LoggerFactory.getLogger(RetainedWalIntegrationTests.class);
 
 	private static final long MB = 1024 * 1024;
 
@@ -93,12 +97,18 @@ class RetainedWalIntegrationTests {
 				assertThat(server0.get("settings").get("maxSlotWalKeepSize").asLong()).isEqualTo(64 * MB);
 				database.execute("SELECT pg_drop_replication_slot('forgotten')");
 
+				logger.info(
+						"Blocked listener, {} bytes of WAL written: health DOWN with {} bytes retained, safe_wal_size {}",
+						written, down.get("details").get("retainedBytes").asLong(),
+						down.get("details").get("safeWalSize").asLong());
 				blocked.release.countDown();
 				await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofSeconds(1)).untilAsserted(() -> {
 					database.execute("INSERT INTO orders SELECT coalesce(max(id), 0) + 1 FROM orders", "CHECKPOINT");
 					assertThat(health(context).get("status").asString()).isEqualTo("UP");
 				});
-				assertThat(health(context).get("details").get("retainedBytes").asLong()).isLessThan(32 * MB);
+				long drained = health(context).get("details").get("retainedBytes").asLong();
+				assertThat(drained).isLessThan(32 * MB);
+				logger.info("Listener released: health UP with {} bytes retained", drained);
 			}
 		}
 	}

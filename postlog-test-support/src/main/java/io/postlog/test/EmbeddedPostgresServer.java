@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -104,16 +105,89 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	}
 
 	private void start() {
+		start((dataDirectory) -> run(List.of(bin("initdb"), "-D", dataDirectory.toString(), "-U", "postgres", "-A",
+				"trust", "-E", "UTF8", "--locale=C", "--no-sync")));
+	}
+
+	/**
+	 * Fills the data directory (initdb, or a copy of another cluster's), appends this
+	 * server's settings and starts it.
+	 */
+	private void start(Consumer<Path> initialize) {
 		if (this.shutdownHook != null) {
 			Runtime.getRuntime().addShutdownHook(this.shutdownHook);
 		}
-		run(List.of(bin("initdb"), "-D", this.dataDirectory.toString(), "-U", "postgres", "-A", "trust", "-E", "UTF8",
-				"--locale=C", "--no-sync"));
+		initialize.accept(this.dataDirectory);
 		writeSettings();
-		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-l", logFile().toString(), "-w", "-t",
-				Long.toString(START_TIMEOUT.toSeconds()), "start"));
+		pgCtlStart();
 		this.running = true;
 		logger.info("PostgreSQL {} started on port {} in {}", serverVersion(), this.port, this.dataDirectory);
+	}
+
+	private void pgCtlStart() {
+		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-l", logFile().toString(), "-w", "-t",
+				Long.toString(START_TIMEOUT.toSeconds()), "start"));
+	}
+
+	/**
+	 * Starts a server on a data directory that {@code initialize} fills, for example with
+	 * a copy of another cluster's, instead of running initdb.
+	 * @param settings the settings to append to the copied configuration
+	 * @param initialize fills the (empty, existing) data directory
+	 * @return the running server
+	 */
+	static EmbeddedPostgresServer startFromDataDirectory(Map<String, String> settings, Consumer<Path> initialize) {
+		EmbeddedPostgresServer server = new EmbeddedPostgresServer(Map.copyOf(settings), true);
+		try {
+			server.start(initialize);
+		}
+		catch (RuntimeException ex) {
+			server.close();
+			throw ex;
+		}
+		return server;
+	}
+
+	/**
+	 * Returns the cluster's data directory.
+	 * @return the directory
+	 */
+	Path dataDirectory() {
+		return this.dataDirectory;
+	}
+
+	/**
+	 * Stops the server cleanly, runs {@code whileStopped}, and starts it again on the
+	 * same port and data directory.
+	 * @param whileStopped what to do with the server down, for example copy its files
+	 */
+	synchronized void restart(Runnable whileStopped) {
+		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "fast", "-w", "-t", "60", "stop"));
+		try {
+			whileStopped.run();
+		}
+		finally {
+			pgCtlStart();
+		}
+	}
+
+	/**
+	 * Stops the server the way a crash would ({@code pg_ctl stop -m immediate}): no
+	 * shutdown checkpoint, connections cut. {@link #close()} still removes its files.
+	 */
+	synchronized void crash() {
+		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "immediate", "-w", "-t", "60", "stop"));
+		this.running = false;
+		logger.info("PostgreSQL on port {} crashed on purpose (immediate stop)", this.port);
+	}
+
+	/**
+	 * Promotes a standby to primary ({@code pg_ctl promote}) and waits until it accepts
+	 * writes.
+	 */
+	synchronized void promote() {
+		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-w", "-t", "60", "promote"));
+		logger.info("PostgreSQL on port {} promoted to primary", this.port);
 	}
 
 	private void writeSettings() {

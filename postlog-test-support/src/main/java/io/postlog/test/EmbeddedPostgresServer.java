@@ -219,6 +219,25 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	}
 
 	/**
+	 * Drops the inactive replication slots of a database.
+	 * @param database the database
+	 */
+	void dropSlots(PostgresDatabase database) {
+		if (!this.running) {
+			return;
+		}
+		try (Connection connection = connect("postgres");
+				var statement = connection.prepareStatement(
+						"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = ? AND NOT active")) {
+			statement.setString(1, database.name());
+			statement.execute();
+		}
+		catch (SQLException ex) {
+			logger.warn("Could not drop the slots of test database {}: {}", database.name(), ex.getMessage());
+		}
+	}
+
+	/**
 	 * Drops a database with its replication slots, ending its sessions first.
 	 * @param database the database
 	 */

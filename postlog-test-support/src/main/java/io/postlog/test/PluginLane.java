@@ -24,8 +24,12 @@ public final class PluginLane {
 	/** The system property that turns absent packages from a skip into a failure. */
 	public static final String REQUIRED_PROPERTY = "postlog.plugin-lane.required";
 
-	/** Debian's PostgreSQL 15 installation. */
-	public static final Path INSTALLATION = Path.of("/usr/lib/postgresql/15");
+	/**
+	 * The installation: Debian's PostgreSQL 15, or another given as
+	 * {@code -Dpostlog.plugin-lane.installation=...}.
+	 */
+	public static final Path INSTALLATION = Path
+		.of(System.getProperty("postlog.plugin-lane.installation", "/usr/lib/postgresql/15"));
 
 	private static final Logger logger = LoggerFactory.getLogger(PluginLane.class);
 

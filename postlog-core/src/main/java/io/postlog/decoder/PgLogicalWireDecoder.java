@@ -25,6 +25,19 @@ final class PgLogicalWireDecoder {
 
 	private static final String PLUGIN = "pglogical_output";
 
+	/**
+	 * The parameters every pglogical 2.x (2.0 to 2.4) startup message carries, in order
+	 * ({@code prepare_startup_message}); the message has no length of its own, so a
+	 * missing one is how a cut-off message shows.
+	 */
+	private static final List<String> STARTUP_PARAMETERS = List.of("max_proto_version", "min_proto_version", "coltypes",
+			"pg_version_num", "pg_version", "pg_catversion", "database_encoding", "encoding",
+			"forward_changeset_origins", "walsender_pid", "pglogical_version", "pglogical_version_num",
+			"binary.internal_basetypes", "binary.binary_basetypes", "binary.basetypes_major_version",
+			"binary.sizeof_int", "binary.sizeof_long", "binary.sizeof_datum", "binary.maxalign", "binary.bigendian",
+			"binary.float4_byval", "binary.float8_byval", "binary.integer_datetimes", "binary.binary_pg_version",
+			"no_txinfo");
+
 	/** PostgreSQL's epoch, 2000-01-01, in seconds since 1970-01-01. */
 	private static final long PG_EPOCH_SECONDS = 946_684_800L;
 
@@ -71,6 +84,11 @@ final class PgLogicalWireDecoder {
 			String key = in.cstring("a parameter name");
 			if (parameters.put(key, in.cstring("a parameter value")) != null) {
 				throw in.error("a parameter name", "repeated");
+			}
+		}
+		for (String name : STARTUP_PARAMETERS) {
+			if (!parameters.containsKey(name)) {
+				throw in.error("the parameters", "parameter " + name + " is missing");
 			}
 		}
 		return new PgLogicalMessage.Startup(parameters);

@@ -2,8 +2,6 @@ package io.postlog.types;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 
@@ -70,7 +68,7 @@ class ServerProducedValuesIntegrationTests {
 				"CREATE PUBLICATION gone_pub FOR TABLE gone");
 		List<String> slots = slots("gone", 4);
 		this.database.execute("INSERT INTO gone VALUES (1, 1.50, '{1,2}', 'happy')");
-		ValueDecoders catalog = ValueDecoders.standard().withLookup(new Catalog(this.database));
+		ValueDecoders catalog = ValueDecoders.standard().withLookup(new CatalogTypes(this.database));
 		for (int i = 0; i < (this.binary ? 2 : 1); i++) {
 			Row before = inserted(slots.get(i), "gone_pub", i == 1, catalog).get(0);
 			assertThat(before.asMap()).containsExactly(entry("id", 1),
@@ -79,7 +77,7 @@ class ServerProducedValuesIntegrationTests {
 		}
 		this.database.execute("ALTER TABLE gone DROP COLUMN amount, DROP COLUMN sizes, DROP COLUMN mood",
 				"DROP DOMAIN gone_amount", "DROP DOMAIN gone_sizes", "DROP TYPE gone_mood");
-		ValueDecoders afterDrop = ValueDecoders.standard().withLookup(new Catalog(this.database));
+		ValueDecoders afterDrop = ValueDecoders.standard().withLookup(new CatalogTypes(this.database));
 		Row text = inserted(slots.get(2), "gone_pub", false, afterDrop).get(0);
 		assertThat(text.asMap()).containsExactly(entry("id", 1), entry("amount", new java.math.BigDecimal("1.50")),
 				entry("sizes", List.of(1, 2)), entry("mood", "happy"));
@@ -142,32 +140,6 @@ class ServerProducedValuesIntegrationTests {
 
 	private static java.util.Map.Entry<String, @Nullable Object> entry(String key, @Nullable Object value) {
 		return new java.util.AbstractMap.SimpleEntry<>(key, value);
-	}
-
-	/** Enums and domains from {@code pg_type}, as the consumer's catalog look-up does. */
-	private record Catalog(PostgresDatabase database) implements TypeLookup {
-
-		@Override
-		public @Nullable ValueDecoder lookup(int typeOid, ValueDecoders decoders) {
-			try (Connection connection = this.database.connect();
-					PreparedStatement statement = connection
-						.prepareStatement("SELECT typtype, typbasetype FROM pg_type WHERE oid = ?")) {
-				statement.setLong(1, Integer.toUnsignedLong(typeOid));
-				try (ResultSet row = statement.executeQuery()) {
-					if (!row.next()) {
-						return null;
-					}
-					if ("e".equals(row.getString(1))) {
-						return decoders.decoderFor(PgType.TEXT);
-					}
-					return "d".equals(row.getString(1)) ? decoders.decoderFor((int) row.getLong(2)) : null;
-				}
-			}
-			catch (SQLException ex) {
-				throw new IllegalStateException(ex);
-			}
-		}
-
 	}
 
 }

@@ -199,12 +199,15 @@ public final class TableCatalog {
 			List<String> missing = new ArrayList<>();
 			try (ResultSet row = statement.executeQuery()) {
 				while (row.next()) {
-					if (row.getString(1) == null) {
+					if (!row.getBoolean(2)) {
 						missing.add(row.getString(1));
+						continue;
 					}
-					else if (row.getString(2) != null
-							&& !tables.contains(new TableId(row.getString(2), row.getString(3)))) {
-						tables.add(new TableId(row.getString(2), row.getString(3)));
+					if (row.getString(3) != null) {
+						TableId table = new TableId(row.getString(3), row.getString(4));
+						if (!tables.contains(table)) {
+							tables.add(table);
+						}
 					}
 				}
 			}

@@ -91,7 +91,8 @@ final class IntervalText {
 		boolean any = false;
 		while (!in.atEnd()) {
 			in.expect(' ');
-			boolean negative = sign(in, false) != ago;
+			boolean minus = sign(in, false);
+			boolean negative = minus != ago;
 			long number = in.digits(1, 18);
 			if (!any && !ago && number == 0 && in.atEnd()) {
 				return;
@@ -107,7 +108,11 @@ final class IntervalText {
 				fields.addMonths(signed(negative, number));
 			}
 			else if (!fraction && word(in, "day")) {
-				fields.addDays(signed(negative, number));
+				// Before 15 the server negates an int for "ago", so the smallest day
+				// count
+				// prints as "-2147483648 days ago".
+				boolean wrapped = ago && minus && number == -(long) Integer.MIN_VALUE;
+				fields.addDays(wrapped ? Integer.MIN_VALUE : signed(negative, number));
 			}
 			else if (!fraction && word(in, "hour")) {
 				fields.addMicros(signed(negative, Math.multiplyExact(number, MICROS_PER_HOUR)));
@@ -135,7 +140,22 @@ final class IntervalText {
 	private static void sqlStandard(Ascii in, Fields fields) {
 		boolean explicitSign = in.peek('+') || in.peek('-');
 		boolean negative = sign(in, true);
+		// Before 15 the server negates an int after the sign, so the smallest day count
+		// prints as "--2147483648 0:00:00".
+		boolean wrapped = negative && in.skip('-');
 		long first = in.digits(1, 18);
+		if (wrapped) {
+			if (first != -(long) Integer.MIN_VALUE || !in.peek(' ')) {
+				throw BuiltinDecoder.malformed("unexpected second sign");
+			}
+			in.expect(' ');
+			fields.addDays(Integer.MIN_VALUE);
+			long hours = in.digits(1, 18);
+			in.expect(':');
+			fields.addMicros(time(in, hours, true));
+			in.expectEnd();
+			return;
+		}
 		if (in.skip('-')) {
 			long months = Math.addExact(Math.multiplyExact(first, 12), in.digits(1, 18));
 			fields.addMonths(signed(negative, months));

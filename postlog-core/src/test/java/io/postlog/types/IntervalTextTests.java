@@ -3,6 +3,7 @@ package io.postlog.types;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -51,6 +52,14 @@ class IntervalTextTests {
 		for (String text : new String[] { postgres, verbose, sqlStandard, iso }) {
 			assertThat(DECODERS.decodeText(PgType.INTERVAL, text.getBytes(StandardCharsets.US_ASCII))).as(text)
 				.isEqualTo(expected);
+		}
+	}
+
+	@Test
+	void smallestDayCountAsServersBefore15PrintIt() {
+		for (String text : new String[] { "@ -2147483648 days ago", "--2147483648 0:00:00" }) {
+			assertThat(DECODERS.decodeText(PgType.INTERVAL, text.getBytes(StandardCharsets.US_ASCII))).as(text)
+				.isEqualTo(new Interval(0, Integer.MIN_VALUE, 0));
 		}
 	}
 

@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -15,11 +14,7 @@ import io.postlog.Lsn;
 import io.postlog.TableId;
 import io.postlog.admin.CatalogTable;
 import io.postlog.pgoutput.PgOutputMessage;
-import io.postlog.pgoutput.PgOutputMessage.Column;
-import io.postlog.pgoutput.PgOutputMessage.Relation;
 import io.postlog.pgoutput.TupleData;
-import io.postlog.pgoutput.TupleValue;
-import io.postlog.types.PgType;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,24 +39,13 @@ final class Wal2JsonTranslator implements StreamDecoder {
 	/** Types below this OID are built in, and pgoutput announces none of them. */
 	private static final int FIRST_NON_BUILTIN_OID = 10000;
 
-	private static final byte[] HEX_PREFIX = { '\\', 'x' };
-
-	/**
-	 * Built-in types of fixed width, which the server never stores out of line: a
-	 * relation made from a change without the catalog assumes any other may be TOASTed.
-	 */
-	private static final Set<Integer> FIXED_WIDTH = Set.of(PgType.BOOL, PgType.CHAR, PgType.NAME, PgType.INT8,
-			PgType.INT2, PgType.INT4, PgType.OID, PgType.FLOAT4, PgType.FLOAT8, PgType.MONEY, PgType.MACADDR,
-			PgType.MACADDR8, PgType.DATE, PgType.TIME, PgType.TIMESTAMP, PgType.TIMESTAMPTZ, PgType.INTERVAL,
-			PgType.TIMETZ, PgType.UUID);
-
 	private final DecoderCatalog catalog;
 
 	private final boolean messages;
 
 	private final Map<TableId, Optional<CatalogTable>> tables = new HashMap<>();
 
-	private final Map<TableId, Layout> relations = new HashMap<>();
+	private final Map<TableId, Wal2JsonRelation> relations = new HashMap<>();
 
 	private final Set<Integer> announced = new HashSet<>();
 
@@ -103,11 +87,11 @@ final class Wal2JsonTranslator implements StreamDecoder {
 			requireOpen("truncate", truncate.xid());
 			TableId table = new TableId(truncate.schema(), truncate.table());
 			List<PgOutputMessage> out = new ArrayList<>();
-			Layout layout = this.relations.get(table);
+			Wal2JsonRelation layout = this.relations.get(table);
 			if (layout == null) {
 				Optional<CatalogTable> known = catalogTable(table);
-				layout = known.isPresent() ? Layout.of(known.get(), generated(known))
-						: new Layout(syntheticId(), table, 'd', List.of(), List.of(), Set.of());
+				layout = known.isPresent() ? Wal2JsonRelation.of(known.get(), generated(known))
+						: Wal2JsonRelation.withoutColumns(syntheticId(), table);
 				send(layout, out);
 			}
 			out.add(new PgOutputMessage.Truncate(null, 0, List.of(layout.relationId)));
@@ -165,12 +149,13 @@ final class Wal2JsonTranslator implements StreamDecoder {
 		List<Wal2JsonMessage.Column> columns = withoutGenerated(change.columns(), generated);
 		List<Wal2JsonMessage.Column> identity = withoutGenerated(change.identity(), generated);
 		List<PgOutputMessage> out = new ArrayList<>(3);
-		Fit fit = switch (change.action()) {
-			case 'I' -> Fit.WHOLE;
-			case 'U' -> Fit.UNCHANGED_TOAST;
-			default -> Fit.SUBSET;
+		Wal2JsonRelation.Fit fit = switch (change.action()) {
+			case 'I' -> Wal2JsonRelation.Fit.WHOLE;
+			case 'U' -> Wal2JsonRelation.Fit.UNCHANGED_TOAST;
+			default -> Wal2JsonRelation.Fit.SUBSET;
 		};
-		Layout layout = layout(table, known, generated, change, (columns != null) ? columns : identity, fit, out);
+		Wal2JsonRelation layout = layout(table, known, generated, change, (columns != null) ? columns : identity, fit,
+				out);
 		int relationId = layout.relationId;
 		switch (change.action()) {
 			case 'I' -> out.add(new PgOutputMessage.Insert(null, relationId, layout.tuple(columns, false)));
@@ -203,27 +188,27 @@ final class Wal2JsonTranslator implements StreamDecoder {
 	 * The relation a change fits: the one sent last, else the catalog's, else one made of
 	 * the change's own columns; a new one is sent before the change.
 	 */
-	private Layout layout(TableId table, Optional<CatalogTable> known, Set<String> generated,
-			Wal2JsonMessage.Change change, @Nullable List<Wal2JsonMessage.Column> sent, Fit fit,
+	private Wal2JsonRelation layout(TableId table, Optional<CatalogTable> known, Set<String> generated,
+			Wal2JsonMessage.Change change, @Nullable List<Wal2JsonMessage.Column> sent, Wal2JsonRelation.Fit fit,
 			List<PgOutputMessage> out) {
 		List<Wal2JsonMessage.Column> columns = required(sent, "change");
-		Layout current = this.relations.get(table);
+		Wal2JsonRelation current = this.relations.get(table);
 		if (current != null && current.fits(columns, fit)) {
 			return current;
 		}
-		Layout layout = known.map((definition) -> Layout.of(definition, generated))
+		Wal2JsonRelation layout = known.map((definition) -> Wal2JsonRelation.of(definition, generated))
 			.filter((candidate) -> candidate.fits(columns, fit))
 			.orElse(null);
 		if (layout == null) {
-			layout = Layout.synthesised(known.map(CatalogTable::relationOid).orElseGet(this::syntheticId), table, known,
-					change, columns);
+			layout = Wal2JsonRelation.synthesised(known.map(CatalogTable::relationOid).orElseGet(this::syntheticId),
+					table, known, change, columns);
 		}
 		announce(columns, out);
 		send(layout, out);
 		return layout;
 	}
 
-	private void send(Layout layout, List<PgOutputMessage> out) {
+	private void send(Wal2JsonRelation layout, List<PgOutputMessage> out) {
 		this.relations.put(layout.table, layout);
 		out.add(layout.relation());
 	}
@@ -292,234 +277,8 @@ final class Wal2JsonTranslator implements StreamDecoder {
 		return value;
 	}
 
-	private static PluginDecodingException error(String what, String reason) {
+	static PluginDecodingException error(String what, String reason) {
 		return new PluginDecodingException(PLUGIN, what, -1, reason);
-	}
-
-	/** How a change's columns must cover its relation's. */
-	private enum Fit {
-
-		/** Every column (an insert). */
-		WHOLE,
-
-		/** Every column but unchanged TOASTed ones, of variable length (an update). */
-		UNCHANGED_TOAST,
-
-		/** Any of them (the replica identity of a delete). */
-		SUBSET
-
-	}
-
-	/** A relation as sent: its columns, their types and which belong to the key. */
-	private static final class Layout {
-
-		final int relationId;
-
-		final TableId table;
-
-		final char replicaIdentity;
-
-		final List<String> names;
-
-		final List<Integer> typeOids;
-
-		final boolean[] key;
-
-		final boolean[] varlena;
-
-		private Layout(int relationId, TableId table, char replicaIdentity, List<String> names, List<Integer> typeOids,
-				Set<String> keys) {
-			this(relationId, table, replicaIdentity, names, typeOids, keys, null);
-		}
-
-		private Layout(int relationId, TableId table, char replicaIdentity, List<String> names, List<Integer> typeOids,
-				Set<String> keys, boolean @Nullable [] varlena) {
-			this.relationId = relationId;
-			this.table = table;
-			this.replicaIdentity = replicaIdentity;
-			this.names = List.copyOf(names);
-			this.typeOids = List.copyOf(typeOids);
-			this.key = new boolean[names.size()];
-			for (int i = 0; i < names.size(); i++) {
-				// pgoutput marks every column a key column under REPLICA IDENTITY FULL.
-				this.key[i] = replicaIdentity == 'f' || keys.contains(names.get(i));
-			}
-			this.varlena = (varlena != null) ? varlena : new boolean[names.size()];
-		}
-
-		static Layout of(CatalogTable definition, Set<String> generated) {
-			List<String> names = new ArrayList<>();
-			List<Integer> types = new ArrayList<>();
-			Set<String> keys = new HashSet<>();
-			List<Boolean> varlena = new ArrayList<>();
-			definition.columns().stream().filter((column) -> !generated.contains(column.name())).forEach((column) -> {
-				names.add(column.name());
-				types.add(column.typeOid());
-				varlena.add(column.varlena());
-				if (column.key()) {
-					keys.add(column.name());
-				}
-			});
-			boolean[] variable = new boolean[varlena.size()];
-			for (int i = 0; i < variable.length; i++) {
-				variable[i] = varlena.get(i);
-			}
-			return new Layout(definition.relationOid(), definition.table(), definition.replicaIdentity(), names, types,
-					keys, variable);
-		}
-
-		/**
-		 * A relation of the change's own columns, when the catalog's no longer matches:
-		 * keys by name from the catalog where it has the table, else from the change's
-		 * primary key.
-		 */
-		static Layout synthesised(int relationId, TableId table, Optional<CatalogTable> known,
-				Wal2JsonMessage.Change change, List<Wal2JsonMessage.Column> columns) {
-			Set<String> keys = new HashSet<>();
-			if (known.isPresent()) {
-				known.get().columns().stream().filter((c) -> c.key()).forEach((c) -> keys.add(c.name()));
-			}
-			else if (change.pk() != null) {
-				change.pk().forEach((column) -> keys.add(column.name()));
-			}
-			List<String> names = columns.stream().map(Wal2JsonMessage.Column::name).toList();
-			List<Integer> types = columns.stream()
-				.map((column) -> (column.typeOid() != null) ? column.typeOid() : 0)
-				.toList();
-			char identity = known.map(CatalogTable::replicaIdentity).orElse('d');
-			boolean[] varlena = new boolean[types.size()];
-			for (int i = 0; i < varlena.length; i++) {
-				varlena[i] = !FIXED_WIDTH.contains(types.get(i));
-			}
-			return new Layout(relationId, table, identity, names, types, keys, varlena);
-		}
-
-		/**
-		 * Whether the columns are this relation's, in its order with its types, leaving
-		 * out only what the fit allows.
-		 */
-		boolean fits(List<Wal2JsonMessage.Column> columns, Fit fit) {
-			int at = 0;
-			for (Wal2JsonMessage.Column column : columns) {
-				while (at < this.names.size() && !this.names.get(at).equals(column.name())) {
-					if (!mayBeMissing(at, fit)) {
-						return false;
-					}
-					at++;
-				}
-				if (at == this.names.size()) {
-					return false;
-				}
-				Integer oid = column.typeOid();
-				if (oid != null && this.typeOids.get(at) != (int) oid) {
-					return false;
-				}
-				at++;
-			}
-			for (; at < this.names.size(); at++) {
-				if (!mayBeMissing(at, fit)) {
-					return false;
-				}
-			}
-			return true;
-		}
-
-		private boolean mayBeMissing(int column, Fit fit) {
-			return fit == Fit.SUBSET || (fit == Fit.UNCHANGED_TOAST && this.varlena[column]);
-		}
-
-		/**
-		 * The tuple of a whole row: columns not sent are unchanged TOASTed values where
-		 * {@code missingIsToast}.
-		 */
-		TupleData tuple(@Nullable List<Wal2JsonMessage.Column> columns, boolean missingIsToast) {
-			List<TupleValue> values = new ArrayList<>(this.names.size());
-			Map<String, Wal2JsonMessage.Column> byName = byName(Objects.requireNonNull(columns));
-			for (int i = 0; i < this.names.size(); i++) {
-				Wal2JsonMessage.Column column = byName.get(this.names.get(i));
-				if (column == null) {
-					if (!missingIsToast || !this.varlena[i]) {
-						throw error("change", "column '" + this.names.get(i) + "' of " + this.table + " is missing");
-					}
-					values.add(TupleValue.UNCHANGED_TOAST);
-				}
-				else {
-					values.add(value(column, this.typeOids.get(i)));
-				}
-			}
-			return new TupleData(values);
-		}
-
-		/** A key image, as pgoutput sends it: the key columns, every other one NULL. */
-		TupleData keyTuple(List<Wal2JsonMessage.Column> identity) {
-			Map<String, Wal2JsonMessage.Column> byName = byName(identity);
-			List<TupleValue> values = new ArrayList<>(this.names.size());
-			for (int i = 0; i < this.names.size(); i++) {
-				Wal2JsonMessage.Column column = this.key[i] ? byName.get(this.names.get(i)) : null;
-				if (this.key[i] && column == null) {
-					throw error("change", "key column '" + this.names.get(i) + "' of " + this.table + " is missing");
-				}
-				values.add((column != null) ? value(column, this.typeOids.get(i)) : TupleValue.NULL);
-			}
-			return new TupleData(values);
-		}
-
-		/** Whether every identity column holds what the new row holds. */
-		boolean sameValues(List<Wal2JsonMessage.Column> identity, @Nullable List<Wal2JsonMessage.Column> row) {
-			Map<String, Wal2JsonMessage.Column> newRow = byName(Objects.requireNonNull(row));
-			for (Wal2JsonMessage.Column column : identity) {
-				Wal2JsonMessage.Column now = newRow.get(column.name());
-				if (now == null || !Objects.equals(now.value(), column.value())) {
-					return false;
-				}
-			}
-			return true;
-		}
-
-		Relation relation() {
-			List<Column> columns = new ArrayList<>(this.names.size());
-			for (int i = 0; i < this.names.size(); i++) {
-				columns.add(new Column(this.key[i] ? 1 : 0, this.names.get(i), this.typeOids.get(i), -1));
-			}
-			return new Relation(null, this.relationId, this.table.schema(), this.table.name(), this.replicaIdentity,
-					columns);
-		}
-
-		private static Map<String, Wal2JsonMessage.Column> byName(List<Wal2JsonMessage.Column> columns) {
-			Map<String, Wal2JsonMessage.Column> byName = new HashMap<>();
-			for (Wal2JsonMessage.Column column : columns) {
-				if (byName.put(column.name(), column) != null) {
-					throw error("change", "column '" + column.name() + "' appears twice");
-				}
-			}
-			return byName;
-		}
-
-		/**
-		 * A value as pgoutput's text form: wal2json writes numbers and booleans as JSON
-		 * literals, and a {@code bytea}'s hex without its {@code \x}.
-		 */
-		private static TupleValue value(Wal2JsonMessage.Column column, int typeOid) {
-			Json.Value value = Objects.requireNonNull(column.value());
-			if (value == Json.Null.INSTANCE) {
-				return TupleValue.NULL;
-			}
-			if (value instanceof Json.Bool bool) {
-				return new TupleValue.Text(new byte[] { (byte) (bool.value() ? 't' : 'f') });
-			}
-			if (value instanceof Json.Numeral numeral) {
-				return new TupleValue.Text(numeral.text());
-			}
-			byte[] text = ((Json.Text) value).bytes();
-			if (typeOid == PgType.BYTEA) {
-				byte[] hex = new byte[text.length + 2];
-				System.arraycopy(HEX_PREFIX, 0, hex, 0, 2);
-				System.arraycopy(text, 0, hex, 2, text.length);
-				return new TupleValue.Text(hex);
-			}
-			return new TupleValue.Text(text);
-		}
-
 	}
 
 }

@@ -125,7 +125,7 @@ public final class PgOutputLogicalDecoder implements LogicalDecoder {
 
 		@Override
 		public List<PgOutputMessage> decode(ByteBuffer payload) {
-			PgOutputMessage message = PgOutputDecoder.decode(payload, this.inStreamBlock);
+			PgOutputMessage message = PgOutputDecoder.decodeRetaining(payload, this.inStreamBlock);
 			if (message instanceof PgOutputMessage.StreamStart) {
 				this.inStreamBlock = true;
 			}

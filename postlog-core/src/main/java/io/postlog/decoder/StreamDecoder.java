@@ -14,7 +14,8 @@ import io.postlog.pgoutput.PgOutputMessage;
 public interface StreamDecoder {
 
 	/**
-	 * Decodes one payload.
+	 * Decodes one payload. The tuple values of the messages may be slices of the
+	 * payload's array, not copies: use them before the payload's bytes change.
 	 * @param payload one output plugin message, consumed
 	 * @return the messages it stands for, in order, possibly none (a startup message, a
 	 * logical message nobody asked for)

@@ -42,6 +42,9 @@ public final class RowDecoder {
 
 	private final Map<Integer, RelationLayout> relations = new HashMap<>();
 
+	/** The layout looked up last: rows of one table tend to come together. */
+	private @Nullable RelationLayout last;
+
 	/**
 	 * Creates a row decoder.
 	 * @param values the value decoders to decode columns with
@@ -67,6 +70,7 @@ public final class RowDecoder {
 	 */
 	public void relation(Relation relation) {
 		this.relations.put(relation.relationId(), new RelationLayout(relation, this.types));
+		this.last = null;
 	}
 
 	/**
@@ -89,7 +93,7 @@ public final class RowDecoder {
 	 */
 	public Row newRow(int relationId, TupleData tuple) {
 		RelationLayout layout = checkedLayout(relationId, tuple);
-		return Row.of(layout.allColumns, decode(layout, tuple, null));
+		return Row.ofOwned(layout.allColumns, decode(layout, tuple, null));
 	}
 
 	/**
@@ -105,9 +109,9 @@ public final class RowDecoder {
 	public Row oldRow(int relationId, TupleData tuple, boolean keyOnly) {
 		RelationLayout layout = checkedLayout(relationId, tuple);
 		if (!keyOnly) {
-			return Row.of(layout.allColumns, decode(layout, tuple, null));
+			return Row.ofOwned(layout.allColumns, decode(layout, tuple, null));
 		}
-		return Row.of(layout.keyColumns, decode(layout, tuple, layout.keyIndexes));
+		return Row.ofOwned(layout.keyColumns, decode(layout, tuple, layout.keyIndexes));
 	}
 
 	/**
@@ -127,10 +131,7 @@ public final class RowDecoder {
 			return hash;
 		}
 		for (int index : layout.keyIndexes) {
-			TupleValue value = tuple.get(index);
-			byte[] bytes = (value instanceof TupleValue.Binary binary) ? binary.bytes()
-					: (value instanceof TupleValue.Text text) ? text.bytes() : null;
-			hash = 31 * hash + ((bytes != null) ? Arrays.hashCode(bytes) : 0);
+			hash = 31 * hash + tuple.hash(index);
 		}
 		return hash;
 	}
@@ -140,23 +141,19 @@ public final class RowDecoder {
 		@Nullable Object[] row = new Object[count];
 		for (int i = 0; i < count; i++) {
 			int column = (indexes != null) ? indexes[i] : i;
-			row[i] = value(layout, column, tuple.get(column));
+			row[i] = value(layout, column, tuple);
 		}
 		return row;
 	}
 
-	private static @Nullable Object value(RelationLayout layout, int column, TupleValue value) {
+	private static @Nullable Object value(RelationLayout layout, int column, TupleData tuple) {
 		try {
-			if (value instanceof TupleValue.Binary binary) {
-				return decodeOrRaw(layout, column, binary.bytes(), true);
+			int kind = tuple.kindAt(column);
+			if (kind == TupleData.BINARY || kind == TupleData.TEXT) {
+				return decodeOrRaw(layout, column, tuple.sourceAt(column), tuple.offsetAt(column),
+						tuple.lengthAt(column), kind == TupleData.BINARY);
 			}
-			if (value instanceof TupleValue.Text text) {
-				return decodeOrRaw(layout, column, text.bytes(), false);
-			}
-			if (value instanceof TupleValue.UnchangedToast) {
-				return UnchangedToast.INSTANCE;
-			}
-			return null;
+			return (kind == TupleData.UNCHANGED_TOAST) ? UnchangedToast.INSTANCE : null;
 		}
 		catch (RuntimeException ex) {
 			Column definition = layout.relation.columns().get(column);
@@ -166,10 +163,11 @@ public final class RowDecoder {
 		}
 	}
 
-	private static @Nullable Object decodeOrRaw(RelationLayout layout, int column, byte[] bytes, boolean binary) {
+	private static @Nullable Object decodeOrRaw(RelationLayout layout, int column, byte[] source, int offset,
+			int length, boolean binary) {
 		ValueDecoder decoder = layout.decoders[column];
 		try {
-			return binary ? decoder.decodeBinary(bytes) : decoder.decodeText(bytes);
+			return binary ? decoder.decodeBinary(source, offset, length) : decoder.decodeText(source, offset, length);
 		}
 		catch (ValueDecodingException ex) {
 			if (layout.warn(column, binary)) {
@@ -180,7 +178,8 @@ public final class RowDecoder {
 						definition.name(), layout.table, Integer.toUnsignedString(definition.typeOid()),
 						binary ? "binary" : "text", ex.reason(), binary ? "byte[]" : "String");
 			}
-			return binary ? bytes.clone() : new String(bytes, StandardCharsets.UTF_8);
+			return binary ? Arrays.copyOfRange(source, offset, offset + length)
+					: new String(source, offset, length, StandardCharsets.UTF_8);
 		}
 	}
 
@@ -196,7 +195,12 @@ public final class RowDecoder {
 	}
 
 	private RelationLayout layout(int relationId) {
+		RelationLayout last = this.last;
+		if (last != null && last.relation.relationId() == relationId) {
+			return last;
+		}
 		RelationLayout layout = this.relations.get(relationId);
+		this.last = layout;
 		if (layout == null) {
 			throw new RowDecodingException(
 					"No Relation message received for relation OID " + Integer.toUnsignedString(relationId), null);

@@ -50,8 +50,13 @@ final class DateTimeDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 4);
-			int days = int32(value, 0);
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 4);
+			int days = int32(source, offset);
 			if (days == Integer.MAX_VALUE) {
 				return LocalDate.MAX;
 			}
@@ -79,8 +84,13 @@ final class DateTimeDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 8);
-			return timeOfMicros(int64(value, 0));
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 8);
+			return timeOfMicros(int64(source, offset));
 		}
 
 	}
@@ -134,8 +144,13 @@ final class DateTimeDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 8);
-			long micros = int64(value, 0);
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 8);
+			long micros = int64(source, offset);
 			if (micros == Long.MAX_VALUE) {
 				return LocalDateTime.MAX;
 			}
@@ -174,8 +189,13 @@ final class DateTimeDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 8);
-			long micros = int64(value, 0);
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 8);
+			long micros = int64(source, offset);
 			if (micros == Long.MAX_VALUE) {
 				return OffsetDateTime.MAX;
 			}

@@ -134,9 +134,9 @@ class ConsumerCrashIntegrationTests {
 			}
 		}
 		long duplicates = deliveries - keyOfId.size();
-		System.out.println("[measure] crash test (" + mode + "): " + kills + " kills, " + keyOfId.size()
-				+ " changes in " + writer.transactions + " transactions, " + duplicates + " duplicates, " + seconds
-				+ " s");
+		System.out
+			.println("[measure] crash test (" + mode + "): " + kills + " kills, " + keyOfId.size() + " changes in "
+					+ writer.transactions + " transactions, " + duplicates + " duplicates, " + seconds + " s");
 		Set<Long> missing = LongStream.rangeClosed(1, writer.written.get())
 			.boxed()
 			.filter((key) -> !delivered.contains(key))
@@ -164,8 +164,8 @@ class ConsumerCrashIntegrationTests {
 		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
 		String table = "crash_" + mode;
 		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				CrashTestConsumer.class.getName(), database.jdbcUrl(), database.username(), this.slot,
-				table + "_pub", table, output(directory, generation).toString(), mode);
+				CrashTestConsumer.class.getName(), database.jdbcUrl(), database.username(), this.slot, table + "_pub",
+				table, output(directory, generation).toString(), mode);
 		builder.redirectErrorStream(true);
 		builder.redirectOutput(directory.resolve("child-" + generation + ".log").toFile());
 		return builder.start();
@@ -197,8 +197,8 @@ class ConsumerCrashIntegrationTests {
 	}
 
 	/**
-	 * Commits transactions of 1 to 1,500 new rows with consecutive keys, half of them also
-	 * updating an earlier row's version, until stopped.
+	 * Commits transactions of 1 to 1,500 new rows with consecutive keys, half of them
+	 * also updating an earlier row's version, until stopped.
 	 */
 	private static final class Writer implements Runnable {
 
@@ -236,8 +236,8 @@ class ConsumerCrashIntegrationTests {
 					boolean update = from > 1 && random.nextBoolean();
 					if (update) {
 						// Few keys, so that each gets many versions to keep in order.
-						statement.execute(
-								"UPDATE " + this.table + " SET v = v + 1 WHERE k = " + (1 + random.nextInt(50)));
+						statement
+							.execute("UPDATE " + this.table + " SET v = v + 1 WHERE k = " + (1 + random.nextInt(50)));
 					}
 					connection.commit();
 					this.written.addAndGet(size);

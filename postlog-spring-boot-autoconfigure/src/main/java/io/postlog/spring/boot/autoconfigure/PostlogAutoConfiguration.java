@@ -6,6 +6,7 @@ import io.postlog.consumer.ConsumerListener;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.stream.ReplicationConnectionFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -61,6 +62,13 @@ public final class PostlogAutoConfiguration {
 				connectionDetails.getIfAvailable());
 		return new PostlogListenerRegistry(new PostlogConsumerSetup(properties, dataSource, connectionFactory),
 				listeners.orderedStream().toList());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PostlogStreamingMonitor postlogStreamingMonitor(PostlogProperties properties, DataSource dataSource) {
+		return new PostlogStreamingMonitor(dataSource, properties.getSlot().getName(),
+				properties.getStreaming().isEnabled());
 	}
 
 	@Bean

@@ -1,6 +1,7 @@
 package io.postlog.spring.boot.autoconfigure;
 
 import java.io.InputStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -12,12 +13,14 @@ import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.spring.boot.actuate.PostlogEndpoint;
 import io.postlog.spring.boot.autoconfigure.endpoint.PostlogEndpointAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.health.PostlogHealthContributorAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.metrics.PostlogMetricsAutoConfiguration;
 import io.postlog.spring.boot.health.PostlogHealthIndicator;
 import io.postlog.spring.boot.metrics.PostlogMetrics;
+import io.postlog.spring.boot.metrics.PostlogStreamingMetrics;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -68,7 +71,9 @@ class PostlogAutoConfigurationTests {
 			.hasSingleBean(PostlogListenerAnnotationBeanPostProcessor.class)
 			.hasBean("postlogHealthIndicator")
 			.hasSingleBean(PostlogEndpoint.class)
-			.hasSingleBean(PostlogMetrics.class));
+			.hasSingleBean(PostlogMetrics.class)
+			.hasSingleBean(PostlogStreamingMonitor.class)
+			.hasSingleBean(PostlogStreamingMetrics.class));
 	}
 
 	@Test
@@ -80,7 +85,8 @@ class PostlogAutoConfigurationTests {
 				.hasSingleBean(PostlogListenerRegistry.class)
 				.doesNotHaveBean(PostlogHealthIndicator.class)
 				.doesNotHaveBean(PostlogEndpoint.class)
-				.doesNotHaveBean(PostlogMetrics.class));
+				.doesNotHaveBean(PostlogMetrics.class)
+				.doesNotHaveBean(PostlogStreamingMetrics.class));
 	}
 
 	@Test
@@ -115,7 +121,9 @@ class PostlogAutoConfigurationTests {
 				"postlog.retry.multiplier=3", "postlog.retry.max-interval=1m", "postlog.retry.max-attempts=-1",
 				"postlog.status-interval=2s", "postlog.heartbeat.interval=30s", "postlog.max-transaction-changes=50",
 				"postlog.health.max-lag=64MB", "postlog.datasource.url=jdbc:postgresql://db/app",
-				"postlog.datasource.username=repl", "postlog.datasource.password=secret")
+				"postlog.datasource.username=repl", "postlog.datasource.password=secret",
+				"postlog.streaming.enabled=true", "postlog.streaming.memory=64MB",
+				"postlog.streaming.spill-directory=/var/lib/app/spill", "postlog.streaming.max-spill=2GB")
 			.run((context) -> {
 				assertThat(context).hasNotFailed().hasSingleBean(PostlogHeartbeat.class);
 				PostlogProperties properties = context.getBean(PostlogProperties.class);
@@ -134,6 +142,11 @@ class PostlogAutoConfigurationTests {
 				assertThat(properties.getMaxTransactionChanges()).isEqualTo(50);
 				assertThat(properties.getHealth().getMaxLag()).isEqualTo(DataSize.ofMegabytes(64));
 				assertThat(properties.getDatasource().getUsername()).isEqualTo("repl");
+				assertThat(properties.getStreaming().isEnabled()).isTrue();
+				assertThat(properties.getStreaming().getMemory()).isEqualTo(DataSize.ofMegabytes(64));
+				assertThat(properties.getStreaming().getSpillDirectory()).isEqualTo(Path.of("/var/lib/app/spill"));
+				assertThat(properties.getStreaming().getMaxSpill()).isEqualTo(DataSize.ofGigabytes(2));
+				assertThat(context.getBean(PostlogStreamingMonitor.class).enabled()).isTrue();
 			});
 	}
 
@@ -158,6 +171,11 @@ class PostlogAutoConfigurationTests {
 			assertThat(properties.getMaxTransactionChanges()).isEqualTo(100_000);
 			assertThat(properties.getHealth().getMaxLag()).isNull();
 			assertThat(properties.getCheckpoint().getStore()).isEqualTo(PostlogProperties.CheckpointStore.SLOT);
+			assertThat(properties.getStreaming().isEnabled()).isFalse();
+			assertThat(properties.getStreaming().getMemory()).isEqualTo(DataSize.ofMegabytes(16));
+			assertThat(properties.getStreaming().getSpillDirectory()).isNull();
+			assertThat(properties.getStreaming().getMaxSpill()).isEqualTo(DataSize.ofGigabytes(10));
+			assertThat(context.getBean(PostlogStreamingMonitor.class).enabled()).isFalse();
 			assertThat(context).doesNotHaveBean(PostlogHeartbeat.class);
 		});
 	}
@@ -190,7 +208,8 @@ class PostlogAutoConfigurationTests {
 				"postlog.retry.max-interval", "postlog.retry.max-attempts", "postlog.status-interval",
 				"postlog.heartbeat.interval", "postlog.max-transaction-changes", "postlog.health.max-lag",
 				"postlog.datasource.url", "postlog.datasource.username", "postlog.datasource.password",
-				"postlog.checkpoint.store");
+				"postlog.checkpoint.store", "postlog.streaming.enabled", "postlog.streaming.memory",
+				"postlog.streaming.spill-directory", "postlog.streaming.max-spill");
 		assertThat(properties).filteredOn((p) -> ((String) p.get("name")).startsWith("postlog."))
 			.allSatisfy((p) -> assertThat(p.get("description")).as((String) p.get("name")).isNotNull());
 		List<Map<String, Object>> hints = (List<Map<String, Object>>) metadata.get("hints");

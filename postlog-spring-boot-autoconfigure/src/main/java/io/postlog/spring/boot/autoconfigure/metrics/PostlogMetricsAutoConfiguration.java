@@ -2,8 +2,10 @@ package io.postlog.spring.boot.autoconfigure.metrics;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.metrics.PostlogMetrics;
+import io.postlog.spring.boot.metrics.PostlogStreamingMetrics;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -27,6 +29,13 @@ public final class PostlogMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	PostlogMetrics postlogMetrics(PostlogSlotMonitor monitor) {
 		return new PostlogMetrics(monitor);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(PostlogStreamingMonitor.class)
+	PostlogStreamingMetrics postlogStreamingMetrics(PostlogStreamingMonitor monitor) {
+		return new PostlogStreamingMetrics(monitor);
 	}
 
 }

@@ -155,6 +155,7 @@ class StreamingConsumerTests {
 			.hasMessageContaining("maxSpill")
 			.hasMessageContaining("transaction 920");
 		assertThat(((SpillLimitExceededException) this.observer.failure).limit()).isEqualTo(4000);
+		assertThat(this.server.opens.get()).as("fatal: no reconnect").isEqualTo(1);
 		assertThat(this.changes).extracting((change) -> change.after().get("id")).containsExactly(1);
 		assertThat(consumer.ackedLsn()).isEqualTo(before.endLsn());
 		assertThat(this.server.confirmed()).isEqualTo(before.endLsn());

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -79,8 +80,15 @@ class ConsumerCrashIntegrationTests {
 		try {
 			for (int generation = 0; generation < kills; generation++) {
 				Process child = startChild(database, directory, mode, generation);
-				// From inside start-up to well into delivery.
-				Thread.sleep(500 + random.nextInt(3500));
+				// Every other kill lands inside start-up; the others once the child
+				// streams, at random points of delivery, however slowly the JVM starts.
+				if (generation % 2 == 1) {
+					Path log = directory.resolve("child-" + generation + ".log");
+					await().atMost(Duration.ofSeconds(60))
+						.until(() -> Files.exists(log)
+								&& Files.readString(log, StandardCharsets.UTF_8).contains("started"));
+				}
+				Thread.sleep(200 + random.nextInt(3000));
 				child.destroyForcibly();
 				assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
 				await().atMost(Duration.ofSeconds(30))
@@ -112,6 +120,7 @@ class ConsumerCrashIntegrationTests {
 		Map<String, Lsn> commitOfId = new HashMap<>();
 		Map<String, List<Integer>> generationsOfId = new HashMap<>();
 		Set<Long> delivered = new HashSet<>();
+		Set<String> deliveredVersions = new HashSet<>();
 		long deliveries = 0;
 		for (int generation = 0; generation <= kills; generation++) {
 			Map<Long, Integer> lastVersion = new HashMap<>();
@@ -130,6 +139,7 @@ class ConsumerCrashIntegrationTests {
 				assertThat(previousCommit).as("commit LSN of change %s", id).isIn(null, commitLsn);
 				generationsOfId.computeIfAbsent(id, (ignored) -> new ArrayList<>()).add(generation);
 				delivered.add(key);
+				deliveredVersions.add(key + "@" + version);
 				deliveries++;
 			}
 		}
@@ -143,7 +153,23 @@ class ConsumerCrashIntegrationTests {
 			.collect(Collectors.toCollection(TreeSet::new));
 		assertThat(missing).as("keys written but never delivered").isEmpty();
 		assertThat(delivered).as("keys delivered").hasSize((int) writer.written.get());
-		assertThat(keyOfId).as("distinct change ids").hasSize((int) (writer.written.get() + writer.updates.get()));
+		// Every key was inserted at version 1 and updated to its final version one step
+		// at
+		// a time: each of those versions is one change that must have been delivered.
+		Set<String> written = new TreeSet<>();
+		try (Connection connection = database.connect();
+				Statement statement = connection.createStatement();
+				ResultSet rows = statement.executeQuery("SELECT k, v FROM " + table)) {
+			while (rows.next()) {
+				for (int version = 1; version <= rows.getInt(2); version++) {
+					written.add(rows.getLong(1) + "@" + version);
+				}
+			}
+		}
+		Set<String> neverDelivered = new TreeSet<>(written);
+		neverDelivered.removeAll(deliveredVersions);
+		assertThat(neverDelivered).as("key versions written but never delivered").isEmpty();
+		assertThat(keyOfId).as("distinct change ids").hasSize(written.size());
 		for (Map.Entry<String, List<Integer>> entry : generationsOfId.entrySet()) {
 			List<Integer> generations = entry.getValue();
 			assertThat(new HashSet<>(generations)).as("no child delivered %s twice", entry.getKey())
@@ -233,17 +259,15 @@ class ConsumerCrashIntegrationTests {
 					long from = this.written.get() + 1;
 					statement.execute("INSERT INTO " + this.table + " SELECT g, 1 FROM generate_series(" + from + ", "
 							+ (from + size - 1) + ") g");
-					boolean update = from > 1 && random.nextBoolean();
-					if (update) {
+					int updated = 0;
+					if (from > 1 && random.nextBoolean()) {
 						// Few keys, so that each gets many versions to keep in order.
-						statement
-							.execute("UPDATE " + this.table + " SET v = v + 1 WHERE k = " + (1 + random.nextInt(50)));
+						long key = 1 + random.nextInt((int) Math.min(50, from - 1));
+						updated = statement.executeUpdate("UPDATE " + this.table + " SET v = v + 1 WHERE k = " + key);
 					}
 					connection.commit();
 					this.written.addAndGet(size);
-					if (update) {
-						this.updates.incrementAndGet();
-					}
+					this.updates.addAndGet(updated);
 					this.transactions++;
 					Thread.sleep(10);
 				}

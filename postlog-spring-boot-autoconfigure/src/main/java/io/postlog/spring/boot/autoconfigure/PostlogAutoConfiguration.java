@@ -1,8 +1,13 @@
 package io.postlog.spring.boot.autoconfigure;
 
+import java.time.Duration;
+
 import javax.sql.DataSource;
 
+import io.postlog.TableId;
 import io.postlog.consumer.ConsumerListener;
+import io.postlog.heartbeat.HeartbeatTracker;
+import io.postlog.heartbeat.HeartbeatWriter;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
@@ -21,6 +26,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -56,11 +62,13 @@ public final class PostlogAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	PostlogListenerRegistry postlogListenerRegistry(PostlogProperties properties, DataSource dataSource,
-			ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<ConsumerListener> listeners) {
+			ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<ConsumerListener> listeners,
+			ApplicationEventPublisher publisher) {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = replicationConnectionFactory(properties,
 				connectionDetails.getIfAvailable());
-		return new PostlogListenerRegistry(new PostlogConsumerSetup(properties, dataSource, connectionFactory),
+		return new PostlogListenerRegistry(
+				new PostlogConsumerSetup(properties, dataSource, connectionFactory, publisher),
 				listeners.orderedStream().toList());
 	}
 
@@ -72,9 +80,22 @@ public final class PostlogAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	@ConditionalOnProperty("postlog.heartbeat.interval")
-	PostlogHeartbeat postlogHeartbeat(PostlogProperties properties, DataSource dataSource) {
-		return new PostlogHeartbeat(dataSource, properties.getHeartbeat().getInterval());
+	HeartbeatTracker postlogHeartbeatTracker(PostlogProperties properties) {
+		PostlogProperties.Heartbeat heartbeat = properties.getHeartbeat();
+		Duration timeout = (heartbeat.getTimeout() != null) ? heartbeat.getTimeout()
+				: heartbeat.getInterval().multipliedBy(5);
+		return new HeartbeatTracker(properties.getSlot().getName(), timeout);
+	}
+
+	@Bean
+	@ConditionalOnProperty("postlog.heartbeat.interval")
+	PostlogHeartbeat postlogHeartbeat(PostlogProperties properties, DataSource dataSource, HeartbeatTracker tracker) {
+		PostlogProperties.Heartbeat heartbeat = properties.getHeartbeat();
+		HeartbeatWriter writer = new HeartbeatWriter(properties.getSlot().getName(), tracker.instance(),
+				TableId.parse(heartbeat.getTable()));
+		return new PostlogHeartbeat(dataSource, heartbeat.getInterval(), writer, tracker);
 	}
 
 	private static ReplicationConnectionFactory replicationConnectionFactory(PostlogProperties properties,

@@ -13,6 +13,8 @@ import io.postlog.consumer.RetryPolicy;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.stream.ReplicationConnectionFactory;
 
+import org.springframework.context.ApplicationEventPublisher;
+
 /**
  * Sets up the slot and publication on the application's {@link DataSource} and configures
  * the consumer from {@link PostlogProperties}. The replication connection is always a
@@ -26,11 +28,14 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final ReplicationConnectionFactory connectionFactory;
 
+	private final SlotPreparation preparation;
+
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
-			ReplicationConnectionFactory connectionFactory) {
+			ReplicationConnectionFactory connectionFactory, ApplicationEventPublisher publisher) {
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
+		this.preparation = new SlotPreparation(properties, dataSource, publisher);
 	}
 
 	@Override
@@ -44,6 +49,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			PgIdentifiers.requireName("schema", table.schema());
 			PgIdentifiers.requireName("table", table.name());
 		}
+		tables = this.preparation.prepare(tables);
 		PostlogProperties.Retry retry = this.properties.getRetry();
 		// The consumer's start() checks wal_level and creates the slot and publication on
 		// the calling thread, so a set-up fault fails the application's start-up.

@@ -3,6 +3,7 @@ package io.postlog.spring.boot.metrics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -12,20 +13,27 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.postlog.Change;
 import io.postlog.Transaction;
 import io.postlog.consumer.ConsumerListener;
+import io.postlog.heartbeat.Heartbeat;
+import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogSlotMonitor.SlotStatus;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Micrometer meters for postlog, fed by the consumer's events: {@code postlog.changes}
  * (tags {@code table}, {@code operation}), {@code postlog.transactions},
- * {@code postlog.replication.delay} (commit to delivery),
- * {@code postlog.handler.duration}, {@code postlog.retries} and the gauge
- * {@code postlog.slot.lag} (bytes, read from the server at most every few seconds). Every
- * meter carries the tag {@code slot}. Events before binding are not counted. Thread-safe.
+ * {@code postlog.replication.delay} (commit to delivery, and each heartbeat's round trip
+ * while heartbeats are on), {@code postlog.handler.duration}, {@code postlog.retries} and
+ * the gauges {@code postlog.slot.lag} (WAL past the confirmed position),
+ * {@code postlog.slot.retained} (WAL from {@code restart_lsn}, what the server must keep)
+ * and {@code postlog.slot.safe-wal-size} (PostgreSQL 13+ with
+ * {@code max_slot_wal_keep_size}; NaN otherwise), all in bytes and read from the server
+ * at most every few seconds. Every meter carries the tag {@code slot}. Events before
+ * binding are not counted. Thread-safe.
  */
-public class PostlogMetrics implements MeterBinder, ConsumerListener {
+public class PostlogMetrics implements MeterBinder, ConsumerListener, HeartbeatTracker.RoundTripListener {
 
-	private static final Duration LAG_CACHE = Duration.ofSeconds(5);
+	private static final Duration STATUS_CACHE = Duration.ofSeconds(5);
 
 	private final PostlogSlotMonitor monitor;
 
@@ -39,9 +47,9 @@ public class PostlogMetrics implements MeterBinder, ConsumerListener {
 
 	private volatile @Nullable Counter retries;
 
-	private volatile double lag = Double.NaN;
+	private volatile @Nullable SlotStatus status;
 
-	private volatile Instant lagReadAt = Instant.MIN;
+	private volatile Instant statusReadAt = Instant.MIN;
 
 	/**
 	 * Creates the meters' source.
@@ -70,27 +78,48 @@ public class PostlogMetrics implements MeterBinder, ConsumerListener {
 			.description("Time listeners took per transaction")
 			.tag("slot", slot)
 			.register(registry);
-		Gauge.builder("postlog.slot.lag", this, PostlogMetrics::slotLag)
+		Gauge.builder("postlog.slot.lag", this, (metrics) -> metrics.read(SlotStatus::lagBytes))
 			.description("WAL the slot retains beyond its confirmed position")
+			.baseUnit("bytes")
+			.tag("slot", slot)
+			.register(registry);
+		Gauge.builder("postlog.slot.retained", this, (metrics) -> metrics.read(SlotStatus::retainedBytes))
+			.description("WAL the server keeps for the slot, from its restart_lsn to the current position")
+			.baseUnit("bytes")
+			.tag("slot", slot)
+			.register(registry);
+		Gauge
+			.builder("postlog.slot.safe-wal-size", this,
+					(metrics) -> metrics.read((status) -> (status.slot() != null) ? status.slot().safeWalSize() : null))
+			.description("WAL that can still be written before max_slot_wal_keep_size invalidates the slot")
 			.baseUnit("bytes")
 			.tag("slot", slot)
 			.register(registry);
 		this.registry = registry;
 	}
 
-	private double slotLag() {
+	private double read(Function<SlotStatus, @Nullable Long> value) {
 		Instant now = Instant.now();
-		if (this.lagReadAt.plus(LAG_CACHE).isBefore(now)) {
-			this.lagReadAt = now;
+		if (this.statusReadAt.plus(STATUS_CACHE).isBefore(now)) {
+			this.statusReadAt = now;
 			try {
-				Long bytes = this.monitor.status().lagBytes();
-				this.lag = (bytes != null) ? bytes : Double.NaN;
+				this.status = this.monitor.status();
 			}
 			catch (RuntimeException ex) {
-				this.lag = Double.NaN;
+				this.status = null;
 			}
 		}
-		return this.lag;
+		SlotStatus status = this.status;
+		Long bytes = (status != null) ? value.apply(status) : null;
+		return (bytes != null) ? bytes : Double.NaN;
+	}
+
+	@Override
+	public void roundTrip(Heartbeat heartbeat, Duration roundTrip) {
+		Timer delay = this.delay;
+		if (delay != null) {
+			delay.record(roundTrip);
+		}
 	}
 
 	@Override

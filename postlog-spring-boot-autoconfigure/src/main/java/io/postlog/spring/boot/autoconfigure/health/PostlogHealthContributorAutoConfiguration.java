@@ -1,11 +1,13 @@
 package io.postlog.spring.boot.autoconfigure.health;
 
+import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.PostlogProperties;
 import io.postlog.spring.boot.health.PostlogHealthIndicator;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -30,8 +32,10 @@ public final class PostlogHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "postlogHealthIndicator")
 	PostlogHealthIndicator postlogHealthIndicator(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
-			PostlogProperties properties) {
-		return new PostlogHealthIndicator(registry, monitor, properties.getHealth().getMaxLag());
+			PostlogProperties properties, ObjectProvider<HeartbeatTracker> heartbeats) {
+		PostlogProperties.Health health = properties.getHealth();
+		return new PostlogHealthIndicator(registry, monitor, health.getMaxLag(), health.getMaxRetained(),
+				health.getMaxRetainedRatio(), heartbeats.getIfAvailable());
 	}
 
 }

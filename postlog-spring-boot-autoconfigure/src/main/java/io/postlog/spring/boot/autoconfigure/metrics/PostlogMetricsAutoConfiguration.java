@@ -1,12 +1,14 @@
 package io.postlog.spring.boot.autoconfigure.metrics;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.metrics.PostlogMetrics;
 import io.postlog.spring.boot.metrics.PostlogStreamingMetrics;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -27,8 +29,10 @@ public final class PostlogMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PostlogMetrics postlogMetrics(PostlogSlotMonitor monitor) {
-		return new PostlogMetrics(monitor);
+	PostlogMetrics postlogMetrics(PostlogSlotMonitor monitor, ObjectProvider<HeartbeatTracker> heartbeats) {
+		PostlogMetrics metrics = new PostlogMetrics(monitor);
+		heartbeats.ifAvailable((tracker) -> tracker.addListener(metrics));
+		return metrics;
 	}
 
 	@Bean

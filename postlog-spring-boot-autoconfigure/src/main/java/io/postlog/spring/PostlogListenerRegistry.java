@@ -333,6 +333,13 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 			}
 		}
 
+		@Override
+		public void spilled(long bytes, long totalBytes) {
+			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
+				safely(() -> observer.spilled(bytes, totalBytes));
+			}
+		}
+
 		private static void safely(Runnable call) {
 			try {
 				call.run();

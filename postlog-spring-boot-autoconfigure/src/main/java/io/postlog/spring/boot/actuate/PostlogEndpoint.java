@@ -6,9 +6,11 @@ import io.postlog.Lsn;
 import io.postlog.TableId;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
+import io.postlog.admin.SlotStatistics;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogStreamingMonitor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -28,14 +30,28 @@ public class PostlogEndpoint {
 
 	private final PostlogSlotMonitor monitor;
 
+	private final @Nullable PostlogStreamingMonitor streaming;
+
 	/**
 	 * Creates the endpoint.
 	 * @param registry the listener registry
 	 * @param monitor reads the slot and publication
 	 */
 	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor) {
+		this(registry, monitor, null);
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the listener registry
+	 * @param monitor reads the slot and publication
+	 * @param streaming the consumer's and the server's spill, or {@code null}
+	 */
+	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
+			@Nullable PostlogStreamingMonitor streaming) {
 		this.registry = registry;
 		this.monitor = monitor;
+		this.streaming = streaming;
 	}
 
 	/**
@@ -57,7 +73,7 @@ public class PostlogEndpoint {
 						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null),
 				new PublicationDescriptor(this.monitor.publicationName(),
 						this.monitor.publicationTables().stream().map(TableId::toString).toList()),
-				status.currentLsn().toString(), status.lagBytes());
+				status.currentLsn().toString(), status.lagBytes(), streaming());
 		return new PostlogDescriptor(List.of(consumer), server(this.monitor.server()));
 	}
 
@@ -80,6 +96,16 @@ public class PostlogEndpoint {
 								? settings.idleReplicationSlotTimeout().toString() : null,
 						settings.synchronizedStandbySlots(), settings.syncReplicationSlots()),
 				slots);
+	}
+
+	private @Nullable StreamingDescriptor streaming() {
+		PostlogStreamingMonitor streaming = this.streaming;
+		if (streaming == null) {
+			return null;
+		}
+		SlotStatistics server = streaming.serverStatistics();
+		return new StreamingDescriptor(streaming.enabled(), streaming.spilledBytes(), streaming.spilledBytesTotal(),
+				(server != null) ? server.spillBytes() : null, (server != null) ? server.streamBytes() : null);
 	}
 
 	private static @Nullable String text(@Nullable Lsn lsn) {
@@ -171,10 +197,27 @@ public class PostlogEndpoint {
 	 * @param publication the publication
 	 * @param serverLsn the server's current WAL position
 	 * @param lagBytes the WAL the slot retains beyond its confirmed position
+	 * @param streaming large transactions: the consumer's and the server's spill
 	 */
 	public record ConsumerDescriptor(String state, @Nullable String ackedLsn, @Nullable String lastCommitTime,
 			@Nullable String lastError, List<PostlogListenerRegistry.ListenerInfo> listeners, SlotDescriptor slot,
-			PublicationDescriptor publication, String serverLsn, @Nullable Long lagBytes) {
+			PublicationDescriptor publication, String serverLsn, @Nullable Long lagBytes,
+			@Nullable StreamingDescriptor streaming) {
+	}
+
+	/**
+	 * Large transactions of a consumer's slot.
+	 *
+	 * @param enabled whether the consumer streams in-progress transactions
+	 * @param spilledBytes bytes of the consumer's spill files on disk now
+	 * @param spilledBytesTotal bytes the consumer wrote to spill files since it started
+	 * @param serverSpillBytes bytes the server spilled to its own disk for the slot
+	 * ({@code pg_stat_replication_slots.spill_bytes}, PostgreSQL 14+)
+	 * @param serverStreamBytes bytes the server streamed for the slot before their commit
+	 * ({@code stream_bytes}, PostgreSQL 14+)
+	 */
+	public record StreamingDescriptor(boolean enabled, long spilledBytes, long spilledBytesTotal,
+			@Nullable Long serverSpillBytes, @Nullable Long serverStreamBytes) {
 	}
 
 	/**

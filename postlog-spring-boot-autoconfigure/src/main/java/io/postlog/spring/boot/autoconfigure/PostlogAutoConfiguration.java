@@ -11,6 +11,7 @@ import io.postlog.heartbeat.HeartbeatWriter;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.stream.ReplicationConnectionFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -69,6 +70,13 @@ public final class PostlogAutoConfiguration {
 		return new PostlogListenerRegistry(
 				new PostlogConsumerSetup(properties, dataSource, connectionFactory, publisher),
 				listeners.orderedStream().toList());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PostlogStreamingMonitor postlogStreamingMonitor(PostlogProperties properties, DataSource dataSource) {
+		return new PostlogStreamingMonitor(dataSource, properties.getSlot().getName(),
+				properties.getStreaming().isEnabled());
 	}
 
 	@Bean

@@ -1,5 +1,6 @@
 package io.postlog.spring.boot.autoconfigure;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -52,7 +53,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 		PostlogProperties.Retry retry = this.properties.getRetry();
 		// The consumer's start() checks wal_level and creates the slot and publication on
 		// the calling thread, so a set-up fault fails the application's start-up.
-		return ReplicationConsumer.builder()
+		ReplicationConsumer.Builder builder = ReplicationConsumer.builder()
 			.connectionFactory(this.connectionFactory)
 			.adminDataSource(this.dataSource)
 			.slotName(this.properties.getSlot().getName())
@@ -68,6 +69,17 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.maxUnacknowledged(this.properties.getDelivery().getMaxUnacknowledged())
 			.readAhead(1024, this.properties.getDelivery().getReadAhead().toBytes())
 			.maxTransactionChanges(this.properties.getMaxTransactionChanges());
+		return streaming(builder);
+	}
+
+	private ReplicationConsumer.Builder streaming(ReplicationConsumer.Builder builder) {
+		PostlogProperties.Streaming streaming = this.properties.getStreaming();
+		if (!streaming.isEnabled()) {
+			return builder;
+		}
+		Path spillDirectory = (streaming.getSpillDirectory() != null) ? streaming.getSpillDirectory()
+				: Path.of(System.getProperty("java.io.tmpdir"));
+		return builder.streaming(streaming.getMemory().toBytes(), spillDirectory, streaming.getMaxSpill().toBytes());
 	}
 
 	private List<TableId> publishedTables(List<TableId> listenerTables) {

@@ -1,5 +1,6 @@
 package io.postlog.spring.boot.autoconfigure;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -76,6 +77,8 @@ public class PostlogProperties {
 
 	private final Delivery delivery = new Delivery();
 
+	private final Streaming streaming = new Streaming();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -134,6 +137,10 @@ public class PostlogProperties {
 
 	public Delivery getDelivery() {
 		return this.delivery;
+	}
+
+	public Streaming getStreaming() {
+		return this.streaming;
 	}
 
 	public Slot getSlot() {
@@ -586,6 +593,72 @@ public class PostlogProperties {
 		 * yet).
 		 */
 		JDBC
+
+	}
+
+	/**
+	 * Settings for large transactions streamed while in progress (PostgreSQL 14+).
+	 */
+	public static class Streaming {
+
+		/**
+		 * Whether to have the server stream transactions larger than its
+		 * logical_decoding_work_mem while they are in progress, instead of spilling them
+		 * to its own disk until their commit. Needs PostgreSQL 14 or later; refused at
+		 * start-up on older servers.
+		 */
+		private boolean enabled;
+
+		/**
+		 * Most bytes of in-progress streamed transactions kept on the heap, all together;
+		 * the rest goes to spill files.
+		 */
+		private DataSize memory = DataSize.ofMegabytes(16);
+
+		/**
+		 * Directory under which each consumer keeps a private, owner-only directory of
+		 * spill files. Defaults to the JVM's temporary directory (java.io.tmpdir); a
+		 * tmpfs there holds the files in memory.
+		 */
+		private @Nullable Path spillDirectory;
+
+		/**
+		 * Most bytes of spill files, all in-progress transactions together; a transaction
+		 * that needs more stops the consumer with an error naming the limit.
+		 */
+		private DataSize maxSpill = DataSize.ofGigabytes(10);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public DataSize getMemory() {
+			return this.memory;
+		}
+
+		public void setMemory(DataSize memory) {
+			this.memory = memory;
+		}
+
+		public @Nullable Path getSpillDirectory() {
+			return this.spillDirectory;
+		}
+
+		public void setSpillDirectory(@Nullable Path spillDirectory) {
+			this.spillDirectory = spillDirectory;
+		}
+
+		public DataSize getMaxSpill() {
+			return this.maxSpill;
+		}
+
+		public void setMaxSpill(DataSize maxSpill) {
+			this.maxSpill = maxSpill;
+		}
 
 	}
 

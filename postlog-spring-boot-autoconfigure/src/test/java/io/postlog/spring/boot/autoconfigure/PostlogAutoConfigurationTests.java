@@ -1,6 +1,7 @@
 package io.postlog.spring.boot.autoconfigure;
 
 import java.io.InputStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,12 +15,14 @@ import io.postlog.admin.SlotLifecycle;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.spring.boot.actuate.PostlogEndpoint;
 import io.postlog.spring.boot.autoconfigure.endpoint.PostlogEndpointAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.health.PostlogHealthContributorAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.metrics.PostlogMetricsAutoConfiguration;
 import io.postlog.spring.boot.health.PostlogHealthIndicator;
 import io.postlog.spring.boot.metrics.PostlogMetrics;
+import io.postlog.spring.boot.metrics.PostlogStreamingMetrics;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -70,7 +73,9 @@ class PostlogAutoConfigurationTests {
 			.hasSingleBean(PostlogListenerAnnotationBeanPostProcessor.class)
 			.hasBean("postlogHealthIndicator")
 			.hasSingleBean(PostlogEndpoint.class)
-			.hasSingleBean(PostlogMetrics.class));
+			.hasSingleBean(PostlogMetrics.class)
+			.hasSingleBean(PostlogStreamingMonitor.class)
+			.hasSingleBean(PostlogStreamingMetrics.class));
 	}
 
 	@Test
@@ -82,7 +87,8 @@ class PostlogAutoConfigurationTests {
 				.hasSingleBean(PostlogListenerRegistry.class)
 				.doesNotHaveBean(PostlogHealthIndicator.class)
 				.doesNotHaveBean(PostlogEndpoint.class)
-				.doesNotHaveBean(PostlogMetrics.class));
+				.doesNotHaveBean(PostlogMetrics.class)
+				.doesNotHaveBean(PostlogStreamingMetrics.class));
 	}
 
 	@Test
@@ -119,7 +125,9 @@ class PostlogAutoConfigurationTests {
 				"postlog.health.max-lag=64MB", "postlog.datasource.url=jdbc:postgresql://db/app",
 				"postlog.datasource.username=repl", "postlog.datasource.password=secret", "postlog.slot.failover=true",
 				"postlog.slot.on-lost=recreate", "postlog.heartbeat.timeout=2m", "postlog.heartbeat.table=ops.beats",
-				"postlog.health.max-retained=10GB", "postlog.health.max-retained-ratio=0.8")
+				"postlog.health.max-retained=10GB", "postlog.health.max-retained-ratio=0.8",
+				"postlog.streaming.enabled=true", "postlog.streaming.memory=64MB",
+				"postlog.streaming.spill-directory=/var/lib/app/spill", "postlog.streaming.max-spill=2GB")
 			.run((context) -> {
 				assertThat(context).hasNotFailed().hasSingleBean(PostlogHeartbeat.class);
 				assertThat(context.getBean(HeartbeatTracker.class).slotName()).isEqualTo("orders_slot");
@@ -147,6 +155,11 @@ class PostlogAutoConfigurationTests {
 				assertThat(properties.getHeartbeat().getTable()).isEqualTo("ops.beats");
 				assertThat(properties.getHealth().getMaxRetained()).isEqualTo(DataSize.ofGigabytes(10));
 				assertThat(properties.getHealth().getMaxRetainedRatio()).isEqualTo(0.8);
+				assertThat(properties.getStreaming().isEnabled()).isTrue();
+				assertThat(properties.getStreaming().getMemory()).isEqualTo(DataSize.ofMegabytes(64));
+				assertThat(properties.getStreaming().getSpillDirectory()).isEqualTo(Path.of("/var/lib/app/spill"));
+				assertThat(properties.getStreaming().getMaxSpill()).isEqualTo(DataSize.ofGigabytes(2));
+				assertThat(context.getBean(PostlogStreamingMonitor.class).enabled()).isTrue();
 			});
 	}
 
@@ -185,6 +198,11 @@ class PostlogAutoConfigurationTests {
 			assertThat(properties.getHeartbeat().getTable()).isEqualTo("postlog_heartbeat");
 			assertThat(properties.getHealth().getMaxRetained()).isNull();
 			assertThat(properties.getHealth().getMaxRetainedRatio()).isEqualTo(0.5);
+			assertThat(properties.getStreaming().isEnabled()).isFalse();
+			assertThat(properties.getStreaming().getMemory()).isEqualTo(DataSize.ofMegabytes(16));
+			assertThat(properties.getStreaming().getSpillDirectory()).isNull();
+			assertThat(properties.getStreaming().getMaxSpill()).isEqualTo(DataSize.ofGigabytes(10));
+			assertThat(context.getBean(PostlogStreamingMonitor.class).enabled()).isFalse();
 			assertThat(context).doesNotHaveBean(PostlogHeartbeat.class).doesNotHaveBean(HeartbeatTracker.class);
 		});
 	}
@@ -219,7 +237,8 @@ class PostlogAutoConfigurationTests {
 				"postlog.datasource.url", "postlog.datasource.username", "postlog.datasource.password",
 				"postlog.checkpoint.store", "postlog.slot.failover", "postlog.slot.on-lost",
 				"postlog.heartbeat.timeout", "postlog.heartbeat.table", "postlog.health.max-retained",
-				"postlog.health.max-retained-ratio");
+				"postlog.health.max-retained-ratio", "postlog.streaming.enabled", "postlog.streaming.memory",
+				"postlog.streaming.spill-directory", "postlog.streaming.max-spill");
 		assertThat(properties).filteredOn((p) -> ((String) p.get("name")).startsWith("postlog."))
 			.allSatisfy((p) -> assertThat(p.get("description")).as((String) p.get("name")).isNotNull());
 		List<Map<String, Object>> hints = (List<Map<String, Object>>) metadata.get("hints");

@@ -3,8 +3,10 @@ package io.postlog.spring.boot.autoconfigure.metrics;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.metrics.PostlogMetrics;
+import io.postlog.spring.boot.metrics.PostlogStreamingMetrics;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -31,6 +33,13 @@ public final class PostlogMetricsAutoConfiguration {
 		PostlogMetrics metrics = new PostlogMetrics(monitor);
 		heartbeats.ifAvailable((tracker) -> tracker.addListener(metrics));
 		return metrics;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(PostlogStreamingMonitor.class)
+	PostlogStreamingMetrics postlogStreamingMetrics(PostlogStreamingMonitor monitor) {
+		return new PostlogStreamingMetrics(monitor);
 	}
 
 }

@@ -3,6 +3,8 @@ package io.postlog.spring.boot.autoconfigure;
 import javax.sql.DataSource;
 
 import io.postlog.consumer.ConsumerListener;
+import io.postlog.spring.PgListenerErrorHandler;
+import io.postlog.spring.PostlogDeadLetterErrorHandler;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
@@ -53,36 +55,57 @@ public final class PostlogAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean(PostlogConnectionDetails.class)
+	PostlogConnectionDetails postlogConnectionDetails(PostlogProperties properties,
+			ObjectProvider<JdbcConnectionDetails> connectionDetails) {
+		if (properties.getDatasource().getUrl() != null) {
+			return new PropertiesPostlogConnectionDetails(properties.getDatasource());
+		}
+		JdbcConnectionDetails jdbc = connectionDetails.getIfAvailable();
+		if (jdbc == null) {
+			throw new InvalidConfigurationPropertyValueException("postlog.datasource.url", null,
+					"The application has no JdbcConnectionDetails to take the replication connection from; "
+							+ "set postlog.datasource.url, username and password");
+		}
+		return new JdbcPostlogConnectionDetails(jdbc);
+	}
+
+	@Bean
 	@ConditionalOnMissingBean
 	PostlogListenerRegistry postlogListenerRegistry(PostlogProperties properties, DataSource dataSource,
-			ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<ConsumerListener> listeners) {
+			PostlogConnectionDetails connectionDetails, ObjectProvider<ConsumerListener> listeners,
+			ObjectProvider<PostlogListenerRegistry.GroupObserver> groupObservers,
+			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter) {
 		requireSupported(properties);
-		ReplicationConnectionFactory connectionFactory = replicationConnectionFactory(properties,
-				connectionDetails.getIfAvailable());
+		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
+				connectionDetails.getUsername(), connectionDetails.getPassword());
 		return new PostlogListenerRegistry(new PostlogConsumerSetup(properties, dataSource, connectionFactory),
-				listeners.orderedStream().toList());
+				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
+				defaultErrorHandler(properties, deadLetter));
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "postlog.listener.error-handler", havingValue = "dead-letter")
+	PostlogDeadLetterErrorHandler postlogDeadLetterErrorHandler(PostlogProperties properties, DataSource dataSource) {
+		PostlogDeadLetterErrorHandler handler = new PostlogDeadLetterErrorHandler(new JdbcTemplate(dataSource),
+				properties::slotName);
+		handler.createTableIfMissing();
+		return handler;
+	}
+
+	private static PgListenerErrorHandler defaultErrorHandler(PostlogProperties properties,
+			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter) {
+		return switch (properties.getListener().getErrorHandler()) {
+			case STOP -> PgListenerErrorHandler.STOP;
+			case SKIP -> PgListenerErrorHandler.SKIP;
+			case DEAD_LETTER -> deadLetter.getObject();
+		};
 	}
 
 	@Bean
 	@ConditionalOnProperty("postlog.heartbeat.interval")
 	PostlogHeartbeat postlogHeartbeat(PostlogProperties properties, DataSource dataSource) {
 		return new PostlogHeartbeat(dataSource, properties.getHeartbeat().getInterval());
-	}
-
-	private static ReplicationConnectionFactory replicationConnectionFactory(PostlogProperties properties,
-			JdbcConnectionDetails connectionDetails) {
-		PostlogProperties.Datasource datasource = properties.getDatasource();
-		if (datasource.getUrl() != null) {
-			return ReplicationConnectionFactory.of(datasource.getUrl(), datasource.getUsername(),
-					datasource.getPassword());
-		}
-		if (connectionDetails == null) {
-			throw new InvalidConfigurationPropertyValueException("postlog.datasource.url", null,
-					"The application has no JdbcConnectionDetails to take the replication connection from; "
-							+ "set postlog.datasource.url, username and password");
-		}
-		return ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(), connectionDetails.getUsername(),
-				connectionDetails.getPassword());
 	}
 
 	private static void requireSupported(PostlogProperties properties) {

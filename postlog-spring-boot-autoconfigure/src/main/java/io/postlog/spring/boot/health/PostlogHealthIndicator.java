@@ -1,8 +1,11 @@
 package io.postlog.spring.boot.health;
 
+import java.time.Instant;
+import java.util.function.Supplier;
+
 import io.postlog.admin.SlotInfo;
 import io.postlog.consumer.ConsumerState;
-import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogSlotMonitor;
 import org.jspecify.annotations.Nullable;
 
@@ -12,37 +15,57 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Health of postlog's consumer and its slot: UP while the consumer runs; UNKNOWN while it
- * starts, waits in standby, retries, or when no consumer runs; DOWN when it failed, when
- * the slot is missing or lost ({@code wal_status = lost}), or when the slot lags more
- * than the configured limit. Thread-safe.
+ * Health of one consumer group and its slot: UP while the consumer runs; UNKNOWN while it
+ * starts, waits in standby, retries, or when no consumer runs; DOWN when it failed or
+ * stopped, when the slot is missing or lost ({@code wal_status = lost}), or when the slot
+ * lags more than the configured limit. Details: {@code slot}, {@code state},
+ * {@code confirmedFlushLsn}, {@code walStatus}, {@code lagBytes}, {@code lastCommitTime}
+ * and, after a failure, {@code lastError} (value-free). Thread-safe.
  */
 public class PostlogHealthIndicator extends AbstractHealthIndicator {
 
-	private final PostlogListenerRegistry registry;
+	private final Supplier<@Nullable ConsumerState> state;
 
-	private final PostlogSlotMonitor monitor;
+	private final Supplier<@Nullable Instant> lastCommitTime;
+
+	private final Supplier<@Nullable Throwable> lastFailure;
+
+	private final Supplier<PostlogSlotMonitor.SlotStatus> slot;
 
 	private final @Nullable DataSize maxLag;
 
 	/**
-	 * Creates an indicator.
-	 * @param registry the listener registry
-	 * @param monitor reads the slot
+	 * Creates an indicator of a running group.
+	 * @param group the group
 	 * @param maxLag lag above which health is DOWN, or {@code null} for no limit
 	 */
-	public PostlogHealthIndicator(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
+	public PostlogHealthIndicator(PostlogConsumerGroup group, @Nullable DataSize maxLag) {
+		this(group::state, group::lastCommitTime, group::lastFailure, group.monitor()::status, maxLag);
+	}
+
+	/**
+	 * Creates an indicator.
+	 * @param state the consumer's state, {@code null} when none runs
+	 * @param lastCommitTime the commit time of the last transaction delivered
+	 * @param lastFailure the latest failure
+	 * @param slot reads the slot and the server's position
+	 * @param maxLag lag above which health is DOWN, or {@code null} for no limit
+	 */
+	public PostlogHealthIndicator(Supplier<@Nullable ConsumerState> state, Supplier<@Nullable Instant> lastCommitTime,
+			Supplier<@Nullable Throwable> lastFailure, Supplier<PostlogSlotMonitor.SlotStatus> slot,
 			@Nullable DataSize maxLag) {
 		super("postlog health check failed");
-		this.registry = registry;
-		this.monitor = monitor;
+		this.state = state;
+		this.lastCommitTime = lastCommitTime;
+		this.lastFailure = lastFailure;
+		this.slot = slot;
 		this.maxLag = maxLag;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
-		ConsumerState state = this.registry.state();
-		PostlogSlotMonitor.SlotStatus status = this.monitor.status();
+		ConsumerState state = this.state.get();
+		PostlogSlotMonitor.SlotStatus status = this.slot.get();
 		SlotInfo slot = status.slot();
 		Long lag = status.lagBytes();
 		builder.withDetail("slot", status.slotName());
@@ -58,8 +81,13 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 		if (lag != null) {
 			builder.withDetail("lagBytes", lag);
 		}
-		if (this.registry.lastCommitTime() != null) {
-			builder.withDetail("lastCommitTime", this.registry.lastCommitTime().toString());
+		Instant lastCommitTime = this.lastCommitTime.get();
+		if (lastCommitTime != null) {
+			builder.withDetail("lastCommitTime", lastCommitTime.toString());
+		}
+		Throwable failure = this.lastFailure.get();
+		if (failure != null && state != ConsumerState.RUNNING && failure.getMessage() != null) {
+			builder.withDetail("lastError", failure.getMessage());
 		}
 		builder.status(status(state, slot, lag));
 	}

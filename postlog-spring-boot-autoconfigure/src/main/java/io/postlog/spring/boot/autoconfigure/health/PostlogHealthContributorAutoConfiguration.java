@@ -4,7 +4,7 @@ import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.PostlogProperties;
-import io.postlog.spring.boot.health.PostlogHealthIndicator;
+import io.postlog.spring.boot.health.PostlogHealthContributor;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -16,7 +16,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
- * Auto-configuration} for the {@code postlog} health indicator.
+ * Auto-configuration} for the {@code postlog} health component: one indicator per
+ * consumer group.
  */
 @AutoConfiguration(after = PostlogAutoConfiguration.class)
 @ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
@@ -28,10 +29,10 @@ public final class PostlogHealthContributorAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean(name = "postlogHealthIndicator")
-	PostlogHealthIndicator postlogHealthIndicator(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
+	@ConditionalOnMissingBean(name = { "postlogHealthContributor", "postlogHealthIndicator" })
+	PostlogHealthContributor postlogHealthContributor(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
 			PostlogProperties properties) {
-		return new PostlogHealthIndicator(registry, monitor, properties.getHealth().getMaxLag());
+		return new PostlogHealthContributor(registry, monitor, properties.getHealth().getMaxLag());
 	}
 
 }

@@ -25,8 +25,8 @@ public final class PostlogMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PostlogMetrics postlogMetrics(PostlogSlotMonitor monitor) {
-		return new PostlogMetrics(monitor);
+	PostlogMetrics postlogMetrics() {
+		return new PostlogMetrics();
 	}
 
 }

@@ -1,0 +1,121 @@
+package io.postlog.spring;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.Arrays;
+
+import io.postlog.Acknowledgment;
+import io.postlog.Lsn;
+import io.postlog.Operation;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * A listener method and where its parameters go: the payload, and optionally the commit
+ * LSN, the operation and the acknowledgement. Calls it and wraps what it throws, once, in
+ * a {@link ListenerExecutionFailedException}. Immutable and thread-safe.
+ */
+final class ListenerMethod {
+
+	private final Object bean;
+
+	private final Method method;
+
+	private final String id;
+
+	private final String group;
+
+	private final int payloadIndex;
+
+	private final int lsnIndex;
+
+	private final int operationIndex;
+
+	private final int acknowledgmentIndex;
+
+	ListenerMethod(Object bean, Method method, String id, String group, int payloadIndex, int lsnIndex,
+			int operationIndex, int acknowledgmentIndex) {
+		this.bean = bean;
+		this.method = method;
+		this.id = id;
+		this.group = group;
+		this.payloadIndex = payloadIndex;
+		this.lsnIndex = lsnIndex;
+		this.operationIndex = operationIndex;
+		this.acknowledgmentIndex = acknowledgmentIndex;
+		ReflectionUtils.makeAccessible(method);
+	}
+
+	String id() {
+		return this.id;
+	}
+
+	String group() {
+		return this.group;
+	}
+
+	boolean takesAcknowledgment() {
+		return this.acknowledgmentIndex >= 0;
+	}
+
+	boolean takesOperation() {
+		return this.operationIndex >= 0;
+	}
+
+	String describe() {
+		return describe(this.method);
+	}
+
+	/**
+	 * Calls the method.
+	 * @param payload the payload argument
+	 * @param lsn the commit LSN
+	 * @param operation the operation, for change-shaped listeners
+	 * @param acknowledgment the acknowledgement, for listeners that take one
+	 * @param subject what is delivered, for the error message (no values)
+	 * @throws ListenerExecutionFailedException if the method threw
+	 */
+	void invoke(Object payload, Lsn lsn, @Nullable Operation operation, @Nullable Acknowledgment acknowledgment,
+			String subject) {
+		@Nullable Object[] args = new Object[this.method.getParameterCount()];
+		args[this.payloadIndex] = payload;
+		if (this.lsnIndex >= 0) {
+			args[this.lsnIndex] = lsn;
+		}
+		if (this.operationIndex >= 0) {
+			args[this.operationIndex] = operation;
+		}
+		if (this.acknowledgmentIndex >= 0) {
+			args[this.acknowledgmentIndex] = acknowledgment;
+		}
+		try {
+			this.method.invoke(this.bean, args);
+		}
+		catch (InvocationTargetException ex) {
+			Throwable cause = ex.getTargetException();
+			// A listener that passes on another listener's failure is not wrapped again.
+			throw (cause instanceof ListenerExecutionFailedException failed) ? failed : failure(subject, cause);
+		}
+		catch (IllegalAccessException ex) {
+			throw failure(subject, ex);
+		}
+	}
+
+	/**
+	 * Wraps what went wrong delivering to this listener.
+	 * @param subject what was delivered
+	 * @param cause the listener's exception, or a binding failure
+	 * @return the exception to throw
+	 */
+	ListenerExecutionFailedException failure(String subject, Throwable cause) {
+		return new ListenerExecutionFailedException(this.id, this.group, subject, cause);
+	}
+
+	static String describe(Method method) {
+		return ClassUtils.getQualifiedMethodName(method) + "("
+				+ String.join(", ", Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).toList()) + ")";
+	}
+
+}

@@ -19,7 +19,7 @@ import io.postlog.Operation;
 import io.postlog.Row;
 import io.postlog.Transaction;
 import io.postlog.consumer.ConsumerState;
-import io.postlog.spring.test.PostlogTestUtils;
+
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.Test;
@@ -62,7 +62,7 @@ class PostlogListenersIntegrationTests {
 					"DELETE FROM orders WHERE order_id = 2", "TRUNCATE orders",
 					"SELECT pg_logical_emit_message(true, 'audit', 'hello')",
 					"SELECT pg_logical_emit_message(true, 'other', 'x')");
-			PostlogTestUtils.awaitCaughtUp(context, TIMEOUT);
+			CaughtUp.await(context, TIMEOUT);
 
 			assertThat(shapes.changes).extracting(Change::operation)
 				.containsExactly(Operation.INSERT, Operation.UPDATE, Operation.INSERT, Operation.DELETE,
@@ -142,7 +142,7 @@ class PostlogListenersIntegrationTests {
 		}
 		Failing.fail.set(false);
 		try (ConfigurableApplicationContext context = run(FailingApplication.class, database, properties)) {
-			PostlogTestUtils.awaitCaughtUp(context, TIMEOUT);
+			CaughtUp.await(context, TIMEOUT);
 			assertThat(Failing.received).hasSize(4);
 			assertThat(Failing.received.get(3).get("amount")).isEqualTo(100);
 		}

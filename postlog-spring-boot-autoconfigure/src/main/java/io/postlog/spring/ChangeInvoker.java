@@ -39,20 +39,14 @@ abstract class ChangeInvoker {
 	abstract Object payload(Change change);
 
 	final void invoke(Change change, @Nullable Acknowledgment acknowledgment) {
-		String subject = subject(change);
 		Object payload;
 		try {
 			payload = payload(change);
 		}
 		catch (RuntimeException ex) {
-			throw this.method.failure(subject, ex);
+			throw this.method.failure(change, ex);
 		}
-		this.method.invoke(payload, change.commitLsn(), change.operation(), acknowledgment, subject);
-	}
-
-	static String subject(Change change) {
-		return change.operation() + " on " + change.table() + " (commit LSN " + change.commitLsn() + ", change id "
-				+ change.id() + ")";
+		this.method.invoke(payload, change.commitLsn(), change.operation(), acknowledgment, change);
 	}
 
 	/** Gives the listener the change itself. */

@@ -3,10 +3,15 @@ package io.postlog.spring;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
 import io.postlog.Acknowledgment;
+import io.postlog.Change;
+import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
 import io.postlog.Operation;
+import io.postlog.Transaction;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.ClassUtils;
@@ -74,11 +79,12 @@ final class ListenerMethod {
 	 * @param lsn the commit LSN
 	 * @param operation the operation, for change-shaped listeners
 	 * @param acknowledgment the acknowledgement, for listeners that take one
-	 * @param subject what is delivered, for the error message (no values)
+	 * @param delivered the change, transaction or message delivered, described in the
+	 * error message (without values) only when the method throws
 	 * @throws ListenerExecutionFailedException if the method threw
 	 */
 	void invoke(Object payload, Lsn lsn, @Nullable Operation operation, @Nullable Acknowledgment acknowledgment,
-			String subject) {
+			Object delivered) {
 		@Nullable Object[] args = new Object[this.method.getParameterCount()];
 		args[this.payloadIndex] = payload;
 		if (this.lsnIndex >= 0) {
@@ -96,21 +102,44 @@ final class ListenerMethod {
 		catch (InvocationTargetException ex) {
 			Throwable cause = ex.getTargetException();
 			// A listener that passes on another listener's failure is not wrapped again.
-			throw (cause instanceof ListenerExecutionFailedException failed) ? failed : failure(subject, cause);
+			throw (cause instanceof ListenerExecutionFailedException failed) ? failed : failure(delivered, cause);
 		}
 		catch (IllegalAccessException ex) {
-			throw failure(subject, ex);
+			throw failure(delivered, ex);
 		}
 	}
 
 	/**
 	 * Wraps what went wrong delivering to this listener.
-	 * @param subject what was delivered
+	 * @param delivered the change, transaction or message delivered
 	 * @param cause the listener's exception, or a binding failure
 	 * @return the exception to throw
 	 */
-	ListenerExecutionFailedException failure(String subject, Throwable cause) {
-		return new ListenerExecutionFailedException(this.id, this.group, subject, cause);
+	ListenerExecutionFailedException failure(Object delivered, Throwable cause) {
+		return new ListenerExecutionFailedException(this.id, this.group, subject(delivered), cause);
+	}
+
+	/**
+	 * Describes what was delivered by names and positions only; built only on failure, so
+	 * the delivery path makes no strings.
+	 */
+	static String subject(Object delivered) {
+		if (delivered instanceof Change change) {
+			return change.operation() + " on " + change.table() + " (commit LSN " + change.commitLsn() + ", change id "
+					+ change.id() + ")";
+		}
+		if (delivered instanceof Transaction transaction) {
+			Set<String> tables = new LinkedHashSet<>();
+			for (Change change : transaction.changes()) {
+				tables.add(change.table().toString());
+			}
+			return "transaction xid " + transaction.xid() + " on " + String.join(", ", tables) + " (commit LSN "
+					+ transaction.commitLsn() + ", " + transaction.changes().size() + " changes)";
+		}
+		if (delivered instanceof LogicalMessage message) {
+			return "message with prefix '" + message.prefix() + "' at LSN " + message.lsn();
+		}
+		return String.valueOf(delivered);
 	}
 
 	static String describe(Method method) {

@@ -26,8 +26,7 @@ final class MessageInvoker {
 
 	void invoke(LogicalMessage message) {
 		if (message.prefix().equals(this.prefix)) {
-			this.method.invoke(message, message.lsn(), null, null,
-					"message with prefix '" + message.prefix() + "' at LSN " + message.lsn());
+			this.method.invoke(message, message.lsn(), null, null, message);
 		}
 	}
 

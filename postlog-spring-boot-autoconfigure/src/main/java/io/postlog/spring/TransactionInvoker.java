@@ -1,10 +1,6 @@
 package io.postlog.spring;
 
-import java.util.LinkedHashSet;
-import java.util.Set;
-
 import io.postlog.Acknowledgment;
-import io.postlog.Change;
 import io.postlog.Transaction;
 import org.jspecify.annotations.Nullable;
 
@@ -29,16 +25,7 @@ final class TransactionInvoker {
 
 	void invoke(Transaction transaction, @Nullable Acknowledgment acknowledgment) {
 		Object payload = this.asList ? transaction.changes() : transaction;
-		this.method.invoke(payload, transaction.commitLsn(), null, acknowledgment, subject(transaction));
-	}
-
-	static String subject(Transaction transaction) {
-		Set<String> tables = new LinkedHashSet<>();
-		for (Change change : transaction.changes()) {
-			tables.add(change.table().toString());
-		}
-		return "transaction xid " + transaction.xid() + " on " + String.join(", ", tables) + " (commit LSN "
-				+ transaction.commitLsn() + ", " + transaction.changes().size() + " changes)";
+		this.method.invoke(payload, transaction.commitLsn(), null, acknowledgment, transaction);
 	}
 
 }

@@ -6,6 +6,7 @@ import statistics
 import sys
 
 results_tsv, latency_tsv, footprint_tsv = sys.argv[1:4]
+slow_tsv = sys.argv[4] if len(sys.argv) > 4 else None
 env = os.environ
 expected = int(env['EXPECTED'])
 
@@ -16,8 +17,9 @@ def rows(path):
 
 
 runs = {}
-for leg, run, changes, f2l, wall, cpu, rss in rows(results_tsv):
-    runs.setdefault(leg, []).append(dict(f2l=float(f2l), wall=float(wall), cpu=float(cpu), rss=int(rss)))
+for leg, run, changes, f2l, wall, cpu, rss, alloc in rows(results_tsv):
+    runs.setdefault(leg, []).append(dict(f2l=float(f2l), wall=float(wall), cpu=float(cpu), rss=int(rss),
+                                         alloc=None if alloc == '-' else int(alloc)))
 
 floor = None
 if 'recvlogical' in runs:
@@ -47,22 +49,26 @@ w(f'Workload: {int(env["ROWS"]):,} inserts, then {int(env["ROWS"]) // 5:,} updat
   f'the same WAL from its own slot, {env["RUNS"]} run(s) each; every leg checked it received exactly {expected:,} changes.')
 w('')
 w('| leg | changes/s first→last (best) | (median) | changes/s wall incl. start-up (median) | × pg_recvlogical (median) '
-  '| client CPU s (median) | CPU µs/change | peak RSS MB (median) |')
-w('|---|---:|---:|---:|---:|---:|---:|---:|')
+  '| client CPU s (median) | CPU µs/change | peak RSS MB (median) | allocated B/change (median) |')
+w('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
 for leg, measured in runs.items():
     rates = [expected / r['f2l'] for r in measured]
     walls = [expected / r['wall'] for r in measured]
     cpu = statistics.median(r['cpu'] for r in measured)
     rss = statistics.median(r['rss'] for r in measured) / 1024
     ratio = f'{statistics.median(rates) / floor:.2f}×' if floor else 'n/a'
+    allocs = [r['alloc'] for r in measured if r['alloc'] is not None]
+    alloc = f'{statistics.median(allocs):,.0f}' if allocs else 'n/a'
     w(f'| {leg} | {max(rates):,.0f} | {statistics.median(rates):,.0f} | {statistics.median(walls):,.0f} | {ratio} '
-      f'| {cpu:.1f} | {cpu * 1e6 / expected:.2f} | {rss:,.0f} |')
+      f'| {cpu:.1f} | {cpu * 1e6 / expected:.2f} | {rss:,.0f} | {alloc} |')
 w('')
 w('- *first→last*: from the first change the listener saw to the last (for `pg_recvlogical`, which cannot count, '
   'its whole run: it has no start-up to speak of). *wall*: from process start (JVM start) to the last change.')
 w('- *× pg_recvlogical*: the leg\'s median first→last rate over pg_recvlogical\'s median rate, the walsender floor.')
 w('- *client CPU*: user + system seconds of the client process for the whole run, start-up included '
-  '(`/usr/bin/time -v`); *µs/change* divides it by the changes. *peak RSS*: "Maximum resident set size", default JVM flags.')
+  '(`/usr/bin/time -v`); *µs/change* divides it by the changes. *peak RSS*: "Maximum resident set size", default JVM flags. '
+  '*allocated B/change*: bytes allocated by every live thread of the JVM from the first change to the report, over the '
+  'changes (`ThreadMXBean.getThreadAllocatedBytes`).')
 w('')
 
 lat = rows(latency_tsv)
@@ -79,6 +85,22 @@ if lat:
     w('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
     for leg, total, p50, p99, mx, achieved, behind, sp50, sp99, smax in lat:
         w(f'| {leg} | {int(total):,} | {p50} | {p99} | {mx} | {sp50} | {sp99} | {smax} | {float(achieved):,.0f} | {behind} |')
+    w('')
+
+slow = rows(slow_tsv) if slow_tsv else []
+if slow:
+    w('## Slow listeners')
+    w('')
+    w('A listener that takes 2 ms per change (it sleeps), over changes on 1,000 keys (inserts, then updates of '
+      'random keys, 100 per transaction), read from two slots over the same WAL: once on one lane, once on '
+      'eight (`concurrency = 8`). The run checks that every key\'s versions arrived in order.')
+    w('')
+    w('| lanes | changes | seconds | changes/s | × 1 lane | per-key order |')
+    w('|---:|---:|---:|---:|---:|---|')
+    base = next((float(r[3]) for r in slow if r[0] == '1'), None)
+    for lanes, changes, seconds, rate, order in slow:
+        ratio = f'{float(rate) / base:.2f}×' if base else 'n/a'
+        w(f'| {lanes} | {int(changes):,} | {float(seconds):.1f} | {float(rate):,.0f} | {ratio} | {order} |')
     w('')
 
 fp = rows(footprint_tsv)

@@ -5,7 +5,7 @@
 # test, and writes benchmarks/RESULTS.md. See benchmarks/README.md.
 #
 #   benchmarks/run-e2e.sh [--rows N] [--runs K] [--legs a,b,c] [--latency-seconds S]
-#                         [--rate TX_PER_S] [--no-footprint] [--out FILE]
+#                         [--rate TX_PER_S] [--slow-changes N] [--no-footprint] [--out FILE]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -19,6 +19,8 @@ WRITER_CONNECTIONS=4
 # Seconds at the start of the latency run that the steady-state percentiles leave out.
 LATENCY_WARMUP=10
 FOOTPRINT=1
+# Changes of the slow-listener run (2 ms per change, 1 lane and 8); 0 skips it.
+SLOW_CHANGES=100000
 OUT=$ROOT/benchmarks/RESULTS.md
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 
@@ -30,6 +32,7 @@ while [ $# -gt 0 ]; do
 		--latency-seconds) LATENCY_SECONDS=$2; shift 2 ;;
 		--rate) RATE=$2; shift 2 ;;
 		--no-footprint) FOOTPRINT=0; shift ;;
+		--slow-changes) SLOW_CHANGES=$2; shift 2 ;;
 		--out) OUT=$2; shift 2 ;;
 		-h|--help) sed -n 2,8p "$0"; exit 0 ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
@@ -180,7 +183,7 @@ run_leg() {
 	local cpu rss
 	cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$timing")
 	rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$timing")
-	local changes f2l wall
+	local changes f2l wall alloc=-
 	if [ "$leg" = recvlogical ]; then
 		# pg_recvlogical decodes nothing it could count: it must have confirmed the last commit.
 		local confirmed
@@ -197,8 +200,10 @@ run_leg() {
 		f2l=$(sed -n 's/.* first_to_last_s=\([0-9.]*\).*/\1/p' <<<"$line")
 		wall=$(sed -n 's/.* wall_s=\([0-9.]*\).*/\1/p' <<<"$line")
 		[ "$changes" -eq "$EXPECTED" ] || die "leg $leg (run $run) received $changes changes, expected $EXPECTED"
+		alloc=$(sed -n 's/.* alloc_bytes_per_change=\([0-9]*\).*/\1/p' <<<"$line")
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$run" "$changes" "$f2l" "$wall" "$cpu" "$rss" >>"$WORK/results.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$run" "$changes" "$f2l" "$wall" "$cpu" "$rss" "${alloc:--}" \
+		>>"$WORK/results.tsv"
 	log "$leg run $run: $changes changes, $f2l s first to last, $wall s wall, $cpu s CPU, $((rss / 1024)) MB RSS"
 }
 
@@ -245,6 +250,24 @@ if [ "$LATENCY_SECONDS" -gt 0 ]; then
 			"$sp50" "$sp99" "$smax" >>"$WORK/latency.tsv"
 		log "latency $leg: p50 $p50 ms, p99 $p99 ms, max $max ms (writer $achieved tx/s)"
 		sql "SELECT 1 FROM pg_drop_replication_slot('$slot')" >/dev/null
+	done
+fi
+
+# --- slow listener ------------------------------------------------------------------------
+: >"$WORK/slow.tsv"
+if [ "$SLOW_CHANGES" -gt 0 ]; then
+	log "slow listener: $SLOW_CHANGES changes on 1,000 keys, 2 ms each, on 1 lane and on 8"
+	"${JAVA[@]}" io.postlog.benchmarks.e2e.SlowListenerRun url="$URL" user=postgres changes="$SLOW_CHANGES" \
+		keys=1000 sleepMicros=2000 lanes=1,8 >"$WORK/legs/slow-listener.log" 2>&1 \
+		|| { tail -20 "$WORK/legs/slow-listener.log" >&2; die "slow-listener run failed"; }
+	grep '^SLOW ' "$WORK/legs/slow-listener.log" | while read -r line; do
+		lanes=$(sed -n 's/.* lanes=\([0-9]*\).*/\1/p' <<<"$line")
+		changes=$(sed -n 's/.* changes=\([0-9]*\).*/\1/p' <<<"$line")
+		seconds=$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")
+		rate=$(sed -n 's/.* rate=\([0-9.]*\).*/\1/p' <<<"$line")
+		order=$(sed -n 's/.* order=\([a-z0-9-]*\).*/\1/p' <<<"$line")
+		printf '%s\t%s\t%s\t%s\t%s\n' "$lanes" "$changes" "$seconds" "$rate" "$order" >>"$WORK/slow.tsv"
+		log "slow listener, $lanes lane(s): $rate changes/s, per-key order $order"
 	done
 fi
 
@@ -304,7 +327,8 @@ export ROWS RUNS EXPECTED LEGS LATENCY_SECONDS LATENCY_WARMUP RATE WRITER_CONNEC
 export JAVA_VERSION="$(java -version 2>&1 | head -2 | tr '\n' ' ')"
 export CPU_MODEL="$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 export NPROC="$(nproc)" MEMORY="$(free -h | awk '/^Mem:/ { print $2 }')"
-export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE"
-python3 "$ROOT/benchmarks/e2e-report.py" "$WORK/results.tsv" "$WORK/latency.tsv" "$WORK/footprint.tsv" >"$OUT"
+export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES"
+python3 "$ROOT/benchmarks/e2e-report.py" "$WORK/results.tsv" "$WORK/latency.tsv" "$WORK/footprint.tsv" \
+	"$WORK/slow.tsv" >"$OUT"
 log "wrote $OUT"
 cat "$OUT"

@@ -16,7 +16,6 @@ import java.util.StringJoiner;
 import io.postlog.Lsn;
 import io.postlog.PostlogException;
 import io.postlog.TableId;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,11 +86,31 @@ public final class ReplicationAdmin {
 	}
 
 	/**
-	 * Returns the server's current WAL write position ({@code pg_current_wal_lsn()}).
+	 * Returns the server's current WAL write position ({@code pg_current_wal_lsn()}, or
+	 * on 9.6 its name there, {@code pg_current_xlog_location()}).
 	 * @return the position
 	 */
 	public Lsn currentLsn() {
-		return Lsn.parse(queryString("SELECT pg_current_wal_lsn()::text", "read the current WAL position"));
+		return Lsn.parse(queryString("SELECT " + currentLsnFunction(serverVersion()) + "::text",
+				"read the current WAL position"));
+	}
+
+	/**
+	 * Returns the call that reads the current WAL write position: PostgreSQL 10 renamed
+	 * the {@code xlog} functions to {@code wal}.
+	 */
+	static String currentLsnFunction(int serverVersion) {
+		return (serverVersion >= 100000) ? "pg_current_wal_lsn()" : "pg_current_xlog_location()";
+	}
+
+	/**
+	 * Finds the columns of these tables whose values the server cannot send in binary,
+	 * such as {@code aclitem[]}; see {@link TableCatalog#typesWithoutBinarySend}.
+	 * @param tables the tables
+	 * @return those columns, empty if binary streaming can carry every column
+	 */
+	public List<UnsendableColumn> typesWithoutBinarySend(List<TableId> tables) {
+		return new TableCatalog(this.connection).typesWithoutBinarySend(tables);
 	}
 
 	/**
@@ -113,15 +132,11 @@ public final class ReplicationAdmin {
 	 */
 	public Optional<SlotInfo> slot(String name) {
 		PgIdentifiers.requireSlotName(name);
-		boolean walStatus = serverVersion() >= 130000;
-		String sql = "SELECT slot_name, plugin, slot_type, database, temporary, active, active_pid,"
-				+ " restart_lsn::text, confirmed_flush_lsn::text"
-				+ (walStatus ? ", wal_status, safe_wal_size" : ", NULL::text, NULL::bigint")
-				+ " FROM pg_replication_slots WHERE slot_name = ?";
+		String sql = SlotQuery.select(serverVersion()) + " WHERE slot_name = ?";
 		try (PreparedStatement statement = this.connection.prepareStatement(sql)) {
 			statement.setString(1, name);
 			try (ResultSet row = statement.executeQuery()) {
-				return row.next() ? Optional.of(slotInfo(row)) : Optional.empty();
+				return row.next() ? Optional.of(SlotQuery.map(row)) : Optional.empty();
 			}
 		}
 		catch (SQLException ex) {
@@ -129,17 +144,51 @@ public final class ReplicationAdmin {
 		}
 	}
 
-	private static SlotInfo slotInfo(ResultSet row) throws SQLException {
-		int activePid = row.getInt(7);
-		Integer pid = row.wasNull() ? null : activePid;
-		long safeWalSize = row.getLong(11);
-		Long safe = row.wasNull() ? null : safeWalSize;
-		return new SlotInfo(row.getString(1), row.getString(2), row.getString(3), row.getString(4), row.getBoolean(5),
-				row.getBoolean(6), pid, lsn(row.getString(8)), lsn(row.getString(9)), row.getString(10), safe);
+	/**
+	 * Lists every logical slot on the server, of every database and plugin, ordered by
+	 * database and name: a forgotten slot retains WAL for the whole server.
+	 * @return the slots
+	 */
+	public List<SlotInfo> logicalSlots() {
+		String sql = SlotQuery.select(serverVersion()) + " WHERE slot_type = 'logical' ORDER BY database, slot_name";
+		List<SlotInfo> slots = new ArrayList<>();
+		try (Statement statement = this.connection.createStatement(); ResultSet row = statement.executeQuery(sql)) {
+			while (row.next()) {
+				slots.add(SlotQuery.map(row));
+			}
+		}
+		catch (SQLException ex) {
+			throw new PostlogException("Could not list the server's replication slots", ex);
+		}
+		return List.copyOf(slots);
 	}
 
-	private static @Nullable Lsn lsn(@Nullable String text) {
-		return (text != null) ? Lsn.parse(text) : null;
+	/**
+	 * Returns the position up to which the server has WAL: {@code pg_current_wal_lsn()}
+	 * on a primary, {@code pg_last_wal_replay_lsn()} on a standby (where the former is an
+	 * error).
+	 * @return the position
+	 */
+	public Lsn walPosition() {
+		return Lsn.parse(queryString("SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn()"
+				+ " ELSE pg_current_wal_lsn() END)::text", "read the server's WAL position"));
+	}
+
+	/**
+	 * Reads the settings that decide whether slots are safe, with the slots and WAL
+	 * senders in use.
+	 * @return the settings
+	 */
+	public ReplicationSettings replicationSettings() {
+		return SettingsQuery.read(this.connection, serverVersion());
+	}
+
+	/**
+	 * Returns the name of the database this connection is to.
+	 * @return {@code current_database()}
+	 */
+	public String currentDatabase() {
+		return queryString("SELECT current_database()", "read the database name");
 	}
 
 	/**
@@ -161,15 +210,69 @@ public final class ReplicationAdmin {
 	 * @throws InsufficientPrivilegeException if the role may not create slots
 	 */
 	public SlotInfo ensureSlot(String name, SlotLifecycle lifecycle) {
+		return ensureSlot(name, lifecycle, PLUGIN, false);
+	}
+
+	/**
+	 * Makes sure a {@code pgoutput} slot of this name can be streamed from this database,
+	 * as {@link #ensureSlot(String, SlotLifecycle)} does, and creates a missing slot with
+	 * failover enabled when asked: PostgreSQL 17+ then synchronises it to standbys that
+	 * run with {@code sync_replication_slots = on}, so that it survives a promotion. An
+	 * existing slot is kept as it is; one without failover is logged at WARN with the
+	 * command that enables it.
+	 * @param name the slot name
+	 * @param lifecycle who creates the slot
+	 * @param failover whether a slot postlog creates fails over to standbys
+	 * @return the slot, or the description of a temporary slot to come
+	 * @throws ServerVersionException if failover is asked for before PostgreSQL 17
+	 * @throws PostlogException if failover is asked for a temporary slot (the server
+	 * cannot synchronise those)
+	 * @see #ensureSlot(String, SlotLifecycle)
+	 */
+	public SlotInfo ensureSlot(String name, SlotLifecycle lifecycle, boolean failover) {
+		return ensureSlot(name, lifecycle, PLUGIN, failover);
+	}
+
+	/**
+	 * Makes sure a slot of this name and output plugin can be streamed from this
+	 * database, as the lifecycle says; {@link #ensureSlot(String, SlotLifecycle)} for
+	 * another plugin, such as {@code wal2json} or {@code pglogical_output}.
+	 * @param name the slot name
+	 * @param lifecycle who creates the slot
+	 * @param plugin the output plugin the slot must have, or is created with
+	 * @return the slot, or for a temporary slot not yet created a description of it
+	 * @throws SlotPluginMismatchException if the slot belongs to another plugin or
+	 * database
+	 * @see #ensureSlot(String, SlotLifecycle)
+	 */
+	public SlotInfo ensureSlot(String name, SlotLifecycle lifecycle, String plugin) {
+		return ensureSlot(name, lifecycle, plugin, false);
+	}
+
+	/**
+	 * Makes sure a slot of this name and output plugin can be streamed from this
+	 * database, created with failover when asked: the general form of the other
+	 * {@code ensureSlot} methods.
+	 * @param name the slot name
+	 * @param lifecycle who creates the slot
+	 * @param plugin the output plugin the slot must have, or is created with
+	 * @param failover whether a slot postlog creates fails over to standbys (17+)
+	 * @return the slot, or for a temporary slot not yet created a description of it
+	 */
+	public SlotInfo ensureSlot(String name, SlotLifecycle lifecycle, String plugin, boolean failover) {
 		PgIdentifiers.requireSlotName(name);
+		Objects.requireNonNull(plugin, "plugin");
 		Objects.requireNonNull(lifecycle, "lifecycle");
+		if (failover) {
+			requireFailoverSupport(name, lifecycle);
+		}
 		requireLogicalWalLevel();
-		String database = queryString("SELECT current_database()", "read the database name");
+		String database = currentDatabase();
 		Optional<SlotInfo> existing = slot(name);
 		if (existing.isPresent()) {
 			SlotInfo slot = existing.get();
-			if (!PLUGIN.equals(slot.plugin()) || !database.equals(slot.database())) {
-				throw new SlotPluginMismatchException(slot, PLUGIN, database);
+			if (!plugin.equals(slot.plugin()) || !database.equals(slot.database())) {
+				throw new SlotPluginMismatchException(slot, plugin, database);
 			}
 			if (lifecycle == SlotLifecycle.TEMPORARY && !slot.temporary()) {
 				throw new SlotConflictException(
@@ -177,23 +280,40 @@ public final class ReplicationAdmin {
 								+ "' exists where a temporary one was asked for; use another slot name or drop it",
 						slot);
 			}
+			if (failover && !Boolean.TRUE.equals(slot.failover())) {
+				logger.warn("Replication slot '{}' exists without failover, so a standby does not keep a copy of it; "
+						+ "enable it on a replication connection with ALTER_REPLICATION_SLOT {} (FAILOVER true)", name,
+						name);
+			}
 			return slot;
 		}
 		return switch (lifecycle) {
 			case EXISTING -> throw new SlotNotFoundException(name, null);
 			case TEMPORARY ->
-				new SlotInfo(name, PLUGIN, "logical", database, true, false, null, null, null, null, null);
-			case CREATE_IF_MISSING, OWNED -> createSlot(name, database);
+				new SlotInfo(name, plugin, "logical", database, true, false, null, null, null, null, null);
+			case CREATE_IF_MISSING, OWNED -> createSlot(name, database, plugin, failover);
 		};
 	}
 
-	private SlotInfo createSlot(String name, String database) {
-		try (PreparedStatement statement = this.connection
-			.prepareStatement("SELECT slot_name FROM pg_create_logical_replication_slot(?, ?)")) {
+	private void requireFailoverSupport(String name, SlotLifecycle lifecycle) {
+		if (serverVersion() < SlotQuery.FAILOVER_VERSION) {
+			throw new ServerVersionException("Failover slots", SlotQuery.FAILOVER_VERSION, serverVersion());
+		}
+		if (lifecycle == SlotLifecycle.TEMPORARY) {
+			throw new PostlogException("Replication slot '" + name
+					+ "' is temporary and PostgreSQL cannot fail it over; use another lifecycle or turn failover off");
+		}
+	}
+
+	private SlotInfo createSlot(String name, String database, String plugin, boolean failover) {
+		String sql = failover ? "SELECT slot_name FROM pg_create_logical_replication_slot(?, ?, false, false, true)"
+				: "SELECT slot_name FROM pg_create_logical_replication_slot(?, ?)";
+		try (PreparedStatement statement = this.connection.prepareStatement(sql)) {
 			statement.setString(1, name);
-			statement.setString(2, PLUGIN);
+			statement.setString(2, plugin);
 			statement.executeQuery().close();
-			logger.info("Created replication slot '{}' (plugin {}, database {})", name, PLUGIN, database);
+			logger.info("Created replication slot '{}' (plugin {}, database {}{})", name, plugin, database,
+					failover ? ", failover" : "");
 		}
 		catch (SQLException ex) {
 			if (PgErrors.isInsufficientPrivilege(ex)) {
@@ -205,8 +325,8 @@ public final class ReplicationAdmin {
 			}
 			// Another process created it between our look-up and ours: check theirs.
 			SlotInfo theirs = slot(name).orElseThrow(() -> new SlotNotFoundException(name, ex));
-			if (!PLUGIN.equals(theirs.plugin()) || !database.equals(theirs.database())) {
-				throw new SlotPluginMismatchException(theirs, PLUGIN, database);
+			if (!plugin.equals(theirs.plugin()) || !database.equals(theirs.database())) {
+				throw new SlotPluginMismatchException(theirs, plugin, database);
 			}
 			return theirs;
 		}
@@ -386,7 +506,11 @@ public final class ReplicationAdmin {
 		}
 	}
 
-	private String currentUser() {
+	/**
+	 * Returns the role this connection acts as.
+	 * @return {@code current_user}
+	 */
+	public String currentUser() {
 		return queryString("SELECT current_user", "read the current user");
 	}
 

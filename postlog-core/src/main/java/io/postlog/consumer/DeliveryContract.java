@@ -358,7 +358,7 @@ final class DeliveryContract implements Runnable {
 			// call is broken at once, otherwise the watchdog breaks it within the
 			// liveness
 			// bound.
-			thread.join(this.stop.requested() ? 100 : 1000);
+			thread.join(this.stop.requested() ? 500 : 1000);
 			if (thread.isAlive()) {
 				if (this.stop.requested()) {
 					streamReader.abort();

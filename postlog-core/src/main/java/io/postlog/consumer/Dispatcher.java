@@ -461,7 +461,7 @@ final class Dispatcher {
 					|| !after(change, this.changeLsn, this.changeIndex)) {
 				return 0;
 			}
-			long nanos = this.subscription.accepts(change) ? this.runner.change(change, entry).toNanos() : 0;
+			long nanos = this.subscription.accepts(change) ? this.runner.change(change, entry) : 0;
 			this.changeLsn = change.commitLsn().value();
 			this.changeIndex = change.index();
 			return nanos;
@@ -473,7 +473,7 @@ final class Dispatcher {
 					|| Long.compareUnsigned(message.lsn().value(), this.messageLsn) <= 0) {
 				return 0;
 			}
-			long nanos = this.runner.message(message, entry).toNanos();
+			long nanos = this.runner.message(message, entry);
 			this.messageLsn = message.lsn().value();
 			return nanos;
 		}
@@ -495,7 +495,7 @@ final class Dispatcher {
 				Transaction given = (matching.size() == transaction.changes().size()) ? transaction
 						: new Transaction(transaction.xid(), transaction.commitLsn(), transaction.endLsn(),
 								transaction.commitTime(), transaction.origin(), matching);
-				nanos = this.runner.transaction(given, entry).toNanos();
+				nanos = this.runner.transaction(given, entry);
 			}
 			this.transactionLsn = transaction.commitLsn().value();
 			return nanos;

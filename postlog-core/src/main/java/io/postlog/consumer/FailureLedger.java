@@ -29,6 +29,15 @@ final class FailureLedger {
 		return this.attempts.merge(key, 1, Integer::sum);
 	}
 
+	/**
+	 * Returns whether nothing failed since the last commit: the common case, in which a
+	 * handler call needs no look-up.
+	 * @return {@code true} if no attempts or exhausted items are kept
+	 */
+	boolean isEmpty() {
+		return this.attempts.isEmpty() && this.exhausted.isEmpty();
+	}
+
 	void succeeded(String key) {
 		this.attempts.remove(key);
 	}

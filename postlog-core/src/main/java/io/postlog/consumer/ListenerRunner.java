@@ -78,33 +78,50 @@ final class ListenerRunner {
 	 * Calls a change handler until it succeeds or is skipped.
 	 * @param change the change
 	 * @param entry its transaction's window entry
-	 * @return how long the successful call took, {@link Duration#ZERO} when skipped
+	 * @return how long the successful call took in nanoseconds, 0 when skipped
 	 * @throws StopRequested if a stop ended a wait between attempts
 	 * @throws HandlerFailedException if the error handler fails the consumer
 	 */
-	Duration change(Change change, AckWindow.Entry entry) {
-		return call(change, null, null, entry, change.commitLsn(), change.id(),
-				"change " + change.index() + " of transaction xid " + change.xid() + " (" + change.operation() + " on "
-						+ change.table() + ", commit LSN " + change.commitLsn() + ", change id " + change.id() + ")");
+	long change(Change change, AckWindow.Entry entry) {
+		return call(change, null, null, entry, change.commitLsn());
 	}
 
-	Duration transaction(Transaction transaction, AckWindow.Entry entry) {
-		return call(null, transaction, null, entry, transaction.commitLsn(), "tx/" + transaction.commitLsn(),
-				"transaction xid " + transaction.xid() + " (commit LSN " + transaction.commitLsn() + ", "
-						+ transaction.changes().size() + " changes)");
+	long transaction(Transaction transaction, AckWindow.Entry entry) {
+		return call(null, transaction, null, entry, transaction.commitLsn());
 	}
 
-	Duration message(LogicalMessage message, AckWindow.Entry entry) {
-		return call(null, null, message, entry, message.lsn(), "message/" + message.lsn(),
-				"message with prefix '" + message.prefix() + "' at LSN " + message.lsn());
+	long message(LogicalMessage message, AckWindow.Entry entry) {
+		return call(null, null, message, entry, message.lsn());
 	}
 
-	private Duration call(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
-			AckWindow.Entry entry, Lsn lsn, String key, String subject) {
+	/**
+	 * Describes what a handler failed on, for messages: built only on failure.
+	 */
+	private static String subject(@Nullable Change change, @Nullable Transaction transaction,
+			@Nullable LogicalMessage message) {
+		if (change != null) {
+			return "change " + change.index() + " of transaction xid " + change.xid() + " (" + change.operation()
+					+ " on " + change.table() + ", commit LSN " + change.commitLsn() + ", change id " + change.id()
+					+ ")";
+		}
+		if (transaction != null) {
+			return "transaction xid " + transaction.xid() + " (commit LSN " + transaction.commitLsn() + ", "
+					+ transaction.changes().size() + " changes)";
+		}
+		return "message with prefix '" + message.prefix() + "' at LSN " + message.lsn();
+	}
+
+	private String key(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message) {
+		String item = (change != null) ? change.id()
+				: (transaction != null) ? "tx/" + transaction.commitLsn() : "message/" + message.lsn();
+		return this.subscription.id() + "/" + item;
+	}
+
+	private long call(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
+			AckWindow.Entry entry, Lsn lsn) {
 		FailureLedger failures = this.ledger;
 		if (failures != null && (message == null || message.transactional())) {
-			return callRollingBack(change, transaction, message, lsn, this.subscription.id() + "/" + key, subject,
-					failures);
+			return callRollingBack(change, transaction, message, lsn, failures);
 		}
 		boolean retrying = false;
 		try {
@@ -116,12 +133,13 @@ final class ListenerRunner {
 				long nanos = System.nanoTime() - start;
 				clearInterrupt();
 				if (failure == null) {
-					return Duration.ofNanos(nanos);
+					return nanos;
 				}
 				if (acknowledgment != null) {
 					// The failed attempt's acknowledgement is no longer waited for.
 					acknowledgment.acknowledge();
 				}
+				String subject = subject(change, transaction, message);
 				HandlerFailedException attemptFailure = new HandlerFailedException(
 						"Subscription '" + this.subscription.id() + "' failed on " + subject + ", attempt " + attempt,
 						this.subscription.id(), lsn, attempt, change, transaction, message, failure);
@@ -132,7 +150,7 @@ final class ListenerRunner {
 							"Subscription '" + this.subscription.id() + "' failed on " + subject + " " + attempt
 									+ " time(s); its retries ran out",
 							this.subscription.id(), lsn, attempt, change, transaction, message, failure));
-					return Duration.ZERO;
+					return 0;
 				}
 				Duration backOff = this.retry.backOff(attempt);
 				logger.warn("Subscription '{}' failed on {}, attempt {} of {}; retrying in {} ms",
@@ -162,21 +180,28 @@ final class ListenerRunner {
 	 * checkpoint delivered again; what ran out of attempts goes to the error handler when
 	 * it comes again, inside the sink transaction.
 	 */
-	private Duration callRollingBack(@Nullable Change change, @Nullable Transaction transaction,
-			@Nullable LogicalMessage message, Lsn lsn, String key, String subject, FailureLedger failures) {
-		HandlerFailedException exhausted = failures.exhaustedFailure(key);
+	private long callRollingBack(@Nullable Change change, @Nullable Transaction transaction,
+			@Nullable LogicalMessage message, Lsn lsn, FailureLedger failures) {
+		String key = failures.isEmpty() ? null : key(change, transaction, message);
+		HandlerFailedException exhausted = (key != null) ? failures.exhaustedFailure(key) : null;
 		if (exhausted != null) {
 			decide(exhausted);
-			return Duration.ZERO;
+			return 0;
 		}
 		long start = System.nanoTime();
 		Throwable failure = invoke(change, transaction, message, null);
 		long nanos = System.nanoTime() - start;
 		clearInterrupt();
 		if (failure == null) {
-			failures.succeeded(key);
-			return Duration.ofNanos(nanos);
+			if (key != null) {
+				failures.succeeded(key);
+			}
+			return nanos;
 		}
+		if (key == null) {
+			key = key(change, transaction, message);
+		}
+		String subject = subject(change, transaction, message);
 		int attempt = failures.failed(key);
 		HandlerFailedException attemptFailure = new HandlerFailedException(
 				"Subscription '" + this.subscription.id() + "' failed on " + subject + ", attempt " + attempt,

@@ -1,5 +1,6 @@
 package io.postlog.pgoutput;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -11,20 +12,33 @@ import io.postlog.TableId;
 import io.postlog.UnchangedToast;
 import io.postlog.pgoutput.PgOutputMessage.Column;
 import io.postlog.pgoutput.PgOutputMessage.Relation;
+import io.postlog.types.TypeRegistry;
 import io.postlog.types.ValueDecoder;
 import io.postlog.types.ValueDecoders;
 import io.postlog.types.ValueDecodingException;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Turns pgoutput tuples into {@link Row}s, keeping the latest {@link Relation} of each
- * table as the stream announces it. Not thread-safe: one instance per stream, used by the
- * thread that reads it. Rows share one column layout per relation; key-only old images
- * hold the replica identity columns only.
+ * table and the {@link PgOutputMessage.Type types} the stream announces. Not thread-safe:
+ * one instance per stream, used by the thread that reads it. Rows share one column layout
+ * per relation; key-only old images hold the replica identity columns only.
+ * <p>
+ * A value the server produced never fails a row: when its decoder reports it malformed (a
+ * {@link ValueDecodingException}: a form of the type postlog does not know, such as a
+ * server setting it does not expect), the value is delivered raw, as the rule for types
+ * postlog does not know has it ({@code String} for text, {@code byte[]} for binary), and
+ * one warning per column and format names the table, column, type OID and reason, never
+ * the value. Any other exception of a decoder is a bug of that decoder and fails the row
+ * with a {@link RowDecodingException}.
  */
 public final class RowDecoder {
 
-	private final ValueDecoders values;
+	private static final Logger logger = LoggerFactory.getLogger(RowDecoder.class);
+
+	private final TypeRegistry types;
 
 	private final Map<Integer, RelationLayout> relations = new HashMap<>();
 
@@ -33,7 +47,18 @@ public final class RowDecoder {
 	 * @param values the value decoders to decode columns with
 	 */
 	public RowDecoder(ValueDecoders values) {
-		this.values = values;
+		this.types = new TypeRegistry(values);
+	}
+
+	/**
+	 * Records a type the stream announced, for the relations that follow it: a type the
+	 * catalog no longer knows then still decodes as the type it was announced as (see
+	 * {@link TypeRegistry}). pgoutput sends one before the first Relation that uses a
+	 * type that is not built in.
+	 * @param type the type message
+	 */
+	public void type(PgOutputMessage.Type type) {
+		this.types.announce(type.typeOid(), type.namespace(), type.name());
 	}
 
 	/**
@@ -41,7 +66,7 @@ public final class RowDecoder {
 	 * @param relation the relation message
 	 */
 	public void relation(Relation relation) {
-		this.relations.put(relation.relationId(), new RelationLayout(relation, this.values));
+		this.relations.put(relation.relationId(), new RelationLayout(relation, this.types));
 	}
 
 	/**
@@ -123,10 +148,10 @@ public final class RowDecoder {
 	private static @Nullable Object value(RelationLayout layout, int column, TupleValue value) {
 		try {
 			if (value instanceof TupleValue.Binary binary) {
-				return layout.decoders[column].decodeBinary(binary.bytes());
+				return decodeOrRaw(layout, column, binary.bytes(), true);
 			}
 			if (value instanceof TupleValue.Text text) {
-				return layout.decoders[column].decodeText(text.bytes());
+				return decodeOrRaw(layout, column, text.bytes(), false);
 			}
 			if (value instanceof TupleValue.UnchangedToast) {
 				return UnchangedToast.INSTANCE;
@@ -135,12 +160,27 @@ public final class RowDecoder {
 		}
 		catch (RuntimeException ex) {
 			Column definition = layout.relation.columns().get(column);
-			throw new RowDecodingException(
-					"Cannot decode column '" + definition.name() + "' of table " + layout.table + " (type OID "
-							+ Integer.toUnsignedString(definition.typeOid()) + ")"
-							+ ((ex instanceof ValueDecodingException) ? ""
-									: ": decoder failed with " + ex.getClass().getName()),
-					(ex instanceof ValueDecodingException) ? ex : null);
+			throw new RowDecodingException("Cannot decode column '" + definition.name() + "' of table " + layout.table
+					+ " (type OID " + Integer.toUnsignedString(definition.typeOid()) + "): decoder failed with "
+					+ ex.getClass().getName(), null);
+		}
+	}
+
+	private static @Nullable Object decodeOrRaw(RelationLayout layout, int column, byte[] bytes, boolean binary) {
+		ValueDecoder decoder = layout.decoders[column];
+		try {
+			return binary ? decoder.decodeBinary(bytes) : decoder.decodeText(bytes);
+		}
+		catch (ValueDecodingException ex) {
+			if (layout.warn(column, binary)) {
+				Column definition = layout.relation.columns().get(column);
+				logger.warn(
+						"Column '{}' of table {} (type OID {}) sent a {} value postlog cannot decode ({}); "
+								+ "its values are delivered raw, as {}",
+						definition.name(), layout.table, Integer.toUnsignedString(definition.typeOid()),
+						binary ? "binary" : "text", ex.reason(), binary ? "byte[]" : "String");
+			}
+			return binary ? bytes.clone() : new String(bytes, StandardCharsets.UTF_8);
 		}
 	}
 
@@ -182,7 +222,10 @@ public final class RowDecoder {
 		/** Whether the key columns identify a row: replica identity default or index. */
 		final boolean routesByKey;
 
-		RelationLayout(Relation relation, ValueDecoders values) {
+		/** Per column, bit 0: warned of a text value, bit 1: of a binary one. */
+		private final byte[] warned;
+
+		RelationLayout(Relation relation, TypeRegistry types) {
 			this.relation = relation;
 			// pgoutput sends pg_catalog as an empty namespace.
 			String schema = relation.namespace().isEmpty() ? "pg_catalog" : relation.namespace();
@@ -199,13 +242,24 @@ public final class RowDecoder {
 					keys[keyNames.size()] = i;
 					keyNames.add(column.name());
 				}
-				this.decoders[i] = values.decoderFor(column.typeOid());
+				this.decoders[i] = types.decoderFor(column.typeOid());
 			}
 			this.allColumns = Row.columns(names);
 			this.keyColumns = Row.columns(keyNames);
 			this.keyIndexes = Arrays.copyOf(keys, keyNames.size());
 			char identity = relation.replicaIdentity();
 			this.routesByKey = (identity == 'd' || identity == 'i') && this.keyIndexes.length > 0;
+			this.warned = new byte[columns.size()];
+		}
+
+		/** Returns {@code true} the first time a column falls back in a format. */
+		boolean warn(int column, boolean binary) {
+			int bit = binary ? 2 : 1;
+			if ((this.warned[column] & bit) != 0) {
+				return false;
+			}
+			this.warned[column] |= (byte) bit;
+			return true;
 		}
 
 	}

@@ -72,8 +72,12 @@ class ReplicationAdminIntegrationTests {
 			.parse(queryString("SELECT restart_lsn::text FROM pg_replication_slots WHERE slot_name = 'created_slot'"));
 		Lsn confirmed = Lsn.parse(queryString(
 				"SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE slot_name = 'created_slot'"));
+		boolean failoverKnown = this.admin.serverVersion() >= 170000;
+		boolean conflictingKnown = this.admin.serverVersion() >= 160000;
 		assertThat(created).isEqualTo(new SlotInfo("created_slot", "pgoutput", "logical", this.database.name(), false,
-				false, null, restart, confirmed, walStatusKnown ? "reserved" : null, null));
+				false, null, restart, confirmed, walStatusKnown ? "reserved" : null, null, created.inactiveSince(),
+				conflictingKnown ? false : null, null, failoverKnown ? false : null, failoverKnown ? false : null));
+		assertThat(created.inactiveSince() != null).isEqualTo(failoverKnown);
 		assertThat(restart.isValid()).isTrue();
 		assertThat(confirmed).isGreaterThanOrEqualTo(restart).isLessThanOrEqualTo(this.admin.currentLsn());
 		assertThat(this.admin.slot("created_slot")).contains(created);

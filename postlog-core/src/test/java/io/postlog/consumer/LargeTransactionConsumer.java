@@ -14,9 +14,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A consumer for {@link LargeTransactionIntegrationTests} to run in a child JVM with a
- * small heap: counts the changes of the first transaction, prints the count, its state
- * and its peak resident set size, and exits 0 only when it saw the expected count and did
- * not fail.
+ * small heap: counts the changes of the first transaction (sleeping in the handler for
+ * each, when asked, to be a slow handler), prints the count, its state and its peak
+ * resident set size, and exits 0 only when it saw the expected count and did not fail.
  */
 final class LargeTransactionConsumer {
 
@@ -25,11 +25,13 @@ final class LargeTransactionConsumer {
 
 	/**
 	 * Runs the consumer.
-	 * @param args JDBC URL, user, slot, publication, table, expected change count
+	 * @param args JDBC URL, user, slot, publication, table, expected change count, and
+	 * optionally the milliseconds the handler sleeps per change
 	 * @throws Exception if the consumer cannot start
 	 */
 	public static void main(String[] args) throws Exception {
 		long expected = Long.parseLong(args[5]);
+		long sleepMillis = (args.length > 6) ? Long.parseLong(args[6]) : 0;
 		AtomicLong count = new AtomicLong();
 		CountDownLatch done = new CountDownLatch(1);
 		AtomicLong firstChangeNanos = new AtomicLong();
@@ -42,6 +44,9 @@ final class LargeTransactionConsumer {
 			.changeHandler((change) -> {
 				if (count.incrementAndGet() == 1) {
 					firstChangeNanos.set(System.nanoTime());
+				}
+				if (sleepMillis > 0) {
+					Thread.sleep(sleepMillis);
 				}
 			})
 			.listener(new ConsumerListener() {

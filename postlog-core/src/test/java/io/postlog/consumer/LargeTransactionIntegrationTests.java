@@ -74,6 +74,43 @@ class LargeTransactionIntegrationTests {
 	}
 
 	@Test
+	void largeRowsBehindASlowHandlerAreReadAheadWithinTheByteBound(PostgresDatabase database) throws Exception {
+		// 24 rows of 20 MB each: read ahead by event count alone, they would need about
+		// 1 GB of heap; the byte bound keeps a few in memory.
+		database.execute("CREATE TABLE wide (id int PRIMARY KEY, payload text)");
+		try (var connection = database.connect()) {
+			ReplicationAdmin admin = new ReplicationAdmin(connection);
+			admin.ensurePublication("wide_pub", PublicationMode.CREATE_IF_MISSING, List.of(TableId.parse("wide")));
+			admin.ensureSlot("wide_slot", SlotLifecycle.CREATE_IF_MISSING);
+		}
+		Path directory = Files.createDirectories(Paths.get("target", "large-transaction-test"));
+		Path log = directory.resolve("wide-child.log");
+		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+				LargeTransactionConsumer.class.getName(), database.jdbcUrl(), database.username(), "wide_slot",
+				"wide_pub", "wide", "24", "200");
+		builder.redirectErrorStream(true);
+		builder.redirectOutput(log.toFile());
+		Process child = builder.start();
+		try {
+			await().atMost(Duration.ofSeconds(60)).until(() -> read(log).contains("started"));
+			database.execute(
+					"INSERT INTO wide SELECT g, repeat(md5(g::text), 20 * 1024 * 1024 / 32) FROM generate_series(1, 24) g");
+			assertThat(child.waitFor(4, TimeUnit.MINUTES)).as("child finished").isTrue();
+			String output = read(log);
+			Matcher result = Pattern.compile("count=(\\d+) state=(\\w+) .*").matcher(output);
+			assertThat(result.find()).as("child printed its count:%n%s", output).isTrue();
+			System.out
+				.println("[measure] 24 rows of 20 MB behind a 200 ms handler in a 256 MB heap: " + result.group());
+			assertThat(result.group(1)).isEqualTo("24");
+			assertThat(child.exitValue()).as("child exit code:%n%s", output).isZero();
+		}
+		finally {
+			child.destroyForcibly();
+		}
+	}
+
+	@Test
 	void transactionLargerThanTheLimitFailsATransactionHandlerAndIsNotAcknowledged(PostgresDatabase database)
 			throws Exception {
 		database.execute("CREATE TABLE capped (id int PRIMARY KEY, secret text)");

@@ -10,6 +10,7 @@ import io.postlog.Lsn;
 import io.postlog.PostlogException;
 import io.postlog.TableId;
 import io.postlog.admin.ReplicationAdmin;
+import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import org.jspecify.annotations.Nullable;
 
@@ -54,7 +55,7 @@ public final class PostlogSlotMonitor {
 	}
 
 	/**
-	 * Reads the slot and the server's current position.
+	 * Reads the slot, the server's WAL position and its replication settings.
 	 * @return the status
 	 * @throws PostlogException if the database cannot be reached
 	 */
@@ -62,10 +63,27 @@ public final class PostlogSlotMonitor {
 		try (Connection connection = this.dataSource.getConnection()) {
 			ReplicationAdmin admin = new ReplicationAdmin(connection);
 			SlotInfo slot = admin.slot(this.slotName).orElse(null);
-			return new SlotStatus(this.slotName, slot, admin.currentLsn());
+			return new SlotStatus(this.slotName, slot, admin.walPosition(), admin.replicationSettings());
 		}
 		catch (SQLException ex) {
 			throw new PostlogException("Could not read replication slot '" + this.slotName + "'", ex);
+		}
+	}
+
+	/**
+	 * Reads every logical slot on the server, with the settings and position to judge
+	 * them by.
+	 * @return the server's slots
+	 * @throws PostlogException if the database cannot be reached
+	 */
+	public ServerStatus server() {
+		try (Connection connection = this.dataSource.getConnection()) {
+			ReplicationAdmin admin = new ReplicationAdmin(connection);
+			return new ServerStatus(admin.currentDatabase(), admin.walPosition(), admin.replicationSettings(),
+					admin.logicalSlots());
+		}
+		catch (SQLException ex) {
+			throw new PostlogException("Could not read the server's replication slots", ex);
 		}
 	}
 
@@ -101,9 +119,10 @@ public final class PostlogSlotMonitor {
 	 *
 	 * @param slotName the slot's name
 	 * @param slot the slot, or {@code null} if it does not exist
-	 * @param currentLsn the server's current WAL position
+	 * @param currentLsn the server's WAL position (on a standby, the replayed one)
+	 * @param settings the server's replication settings
 	 */
-	public record SlotStatus(String slotName, @Nullable SlotInfo slot, Lsn currentLsn) {
+	public record SlotStatus(String slotName, @Nullable SlotInfo slot, Lsn currentLsn, ReplicationSettings settings) {
 
 		/**
 		 * Returns the WAL the slot retains beyond its confirmed position.
@@ -112,6 +131,37 @@ public final class PostlogSlotMonitor {
 		public @Nullable Long lagBytes() {
 			Lsn confirmed = (this.slot != null) ? this.slot.confirmedFlushLsn() : null;
 			return (confirmed != null && confirmed.isValid()) ? Math.max(0, this.currentLsn.minus(confirmed)) : null;
+		}
+
+		/**
+		 * Returns the WAL the slot makes the server keep, from its {@code restart_lsn}.
+		 * @return the bytes, or {@code null} if the slot is missing or reserves none
+		 */
+		public @Nullable Long retainedBytes() {
+			return (this.slot != null) ? this.slot.retainedBytes(this.currentLsn) : null;
+		}
+
+	}
+
+	/**
+	 * Every logical slot on the server.
+	 *
+	 * @param database the database the application is connected to
+	 * @param position the server's WAL position
+	 * @param settings the server's replication settings
+	 * @param slots the logical slots of every database
+	 */
+	public record ServerStatus(String database, Lsn position, ReplicationSettings settings, List<SlotInfo> slots) {
+
+		/**
+		 * Creates a server status.
+		 * @param database the database
+		 * @param position the position
+		 * @param settings the settings
+		 * @param slots the slots
+		 */
+		public ServerStatus {
+			slots = List.copyOf(slots);
 		}
 
 	}

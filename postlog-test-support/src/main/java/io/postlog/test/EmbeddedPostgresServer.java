@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * zonky's own launcher cannot start a server as root (PostgreSQL refuses to run as uid 0,
  * and CI runs as root), so this class takes zonky's binaries and runs {@code initdb} and
  * {@code pg_ctl} itself; as root it runs them in a user namespace ({@code unshare
- * --user}), where they see an unprivileged uid. Thread-safe.
+ * --user}), where they see an unprivileged uid, or, for another installation such as
+ * Debian's, as an operating system user of its own ({@link Builder#osUser}). Thread-safe.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
 
@@ -67,13 +69,24 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
 	private final @Nullable Thread shutdownHook;
 
+	private final @Nullable String osUser;
+
 	private volatile boolean running;
 
-	private EmbeddedPostgresServer(Map<String, String> settings, boolean shutdownHook) {
-		this.installation = PostgresBinaries.installation();
+	private EmbeddedPostgresServer(@Nullable Path installation, @Nullable String osUser, Map<String, String> settings,
+			boolean shutdownHook) {
+		this.installation = (installation != null) ? installation : PostgresBinaries.installation();
+		this.osUser = osUser;
 		this.settings = settings;
 		try {
 			this.workDirectory = Files.createTempDirectory("postlog-pg-");
+			if (osUser != null) {
+				// initdb and the server, run as that user, write into it.
+				Files.setOwner(this.workDirectory,
+						this.workDirectory.getFileSystem()
+							.getUserPrincipalLookupService()
+							.lookupPrincipalByName(osUser));
+			}
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
@@ -104,16 +117,89 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	}
 
 	private void start() {
+		start((dataDirectory) -> run(List.of(bin("initdb"), "-D", dataDirectory.toString(), "-U", "postgres", "-A",
+				"trust", "-E", "UTF8", "--locale=C", "--no-sync")));
+	}
+
+	/**
+	 * Fills the data directory (initdb, or a copy of another cluster's), appends this
+	 * server's settings and starts it.
+	 */
+	private void start(Consumer<Path> initialize) {
 		if (this.shutdownHook != null) {
 			Runtime.getRuntime().addShutdownHook(this.shutdownHook);
 		}
-		run(List.of(bin("initdb"), "-D", this.dataDirectory.toString(), "-U", "postgres", "-A", "trust", "-E", "UTF8",
-				"--locale=C", "--no-sync"));
+		initialize.accept(this.dataDirectory);
 		writeSettings();
-		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-l", logFile().toString(), "-w", "-t",
-				Long.toString(START_TIMEOUT.toSeconds()), "start"));
+		pgCtlStart();
 		this.running = true;
 		logger.info("PostgreSQL {} started on port {} in {}", serverVersion(), this.port, this.dataDirectory);
+	}
+
+	private void pgCtlStart() {
+		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-l", logFile().toString(), "-w", "-t",
+				Long.toString(START_TIMEOUT.toSeconds()), "start"));
+	}
+
+	/**
+	 * Starts a server on a data directory that {@code initialize} fills, for example with
+	 * a copy of another cluster's, instead of running initdb.
+	 * @param settings the settings to append to the copied configuration
+	 * @param initialize fills the (empty, existing) data directory
+	 * @return the running server
+	 */
+	static EmbeddedPostgresServer startFromDataDirectory(Map<String, String> settings, Consumer<Path> initialize) {
+		EmbeddedPostgresServer server = new EmbeddedPostgresServer(null, null, Map.copyOf(settings), true);
+		try {
+			server.start(initialize);
+		}
+		catch (RuntimeException ex) {
+			server.close();
+			throw ex;
+		}
+		return server;
+	}
+
+	/**
+	 * Returns the cluster's data directory.
+	 * @return the directory
+	 */
+	Path dataDirectory() {
+		return this.dataDirectory;
+	}
+
+	/**
+	 * Stops the server cleanly, runs {@code whileStopped}, and starts it again on the
+	 * same port and data directory.
+	 * @param whileStopped what to do with the server down, for example copy its files
+	 */
+	synchronized void restart(Runnable whileStopped) {
+		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "fast", "-w", "-t", "60", "stop"));
+		try {
+			whileStopped.run();
+		}
+		finally {
+			pgCtlStart();
+		}
+	}
+
+	/**
+	 * Stops the server the way a crash would ({@code pg_ctl stop -m immediate}): no
+	 * shutdown checkpoint, connections cut. {@link #close()} still removes its files.
+	 */
+	synchronized void crash() {
+		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "immediate", "-w", "-t", "60", "stop"));
+		this.running = false;
+		logger.info("PostgreSQL on port {} crashed on purpose (immediate stop)", this.port);
+	}
+
+	/**
+	 * Promotes a standby to primary ({@code pg_ctl promote}) and waits until it accepts
+	 * writes.
+	 */
+	synchronized void promote() {
+		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-w", "-t", "60", "promote"));
+		logger.info("PostgreSQL on port {} promoted to primary", this.port);
 	}
 
 	private void writeSettings() {
@@ -207,6 +293,25 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	}
 
 	/**
+	 * Drops the inactive replication slots of a database.
+	 * @param database the database
+	 */
+	void dropSlots(PostgresDatabase database) {
+		if (!this.running) {
+			return;
+		}
+		try (Connection connection = connect("postgres");
+				var statement = connection.prepareStatement(
+						"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = ? AND NOT active")) {
+			statement.setString(1, database.name());
+			statement.execute();
+		}
+		catch (SQLException ex) {
+			logger.warn("Could not drop the slots of test database {}: {}", database.name(), ex.getMessage());
+		}
+	}
+
+	/**
 	 * Drops a database with its replication slots, ending its sessions first.
 	 * @param database the database
 	 */
@@ -291,7 +396,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
 	private void run(List<String> command) {
 		List<String> full = new ArrayList<>();
-		if (RootDetection.isRoot()) {
+		if (this.osUser != null) {
+			full.addAll(List.of("runuser", "-u", this.osUser, "--"));
+		}
+		else if (RootDetection.isRoot()) {
 			full.addAll(List.of("unshare", "--user"));
 		}
 		full.addAll(command);
@@ -346,7 +454,36 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
 		private boolean shutdownHook = true;
 
+		private @Nullable Path installation;
+
+		private @Nullable String osUser;
+
 		private Builder() {
+		}
+
+		/**
+		 * Runs the server from another installation than zonky's, such as Debian's
+		 * {@code /usr/lib/postgresql/15}, whose {@code bin} holds {@code initdb},
+		 * {@code pg_ctl} and {@code postgres} and which finds its own extensions.
+		 * @param installation the installation's directory
+		 * @return this builder
+		 */
+		public Builder installation(Path installation) {
+			this.installation = installation;
+			return this;
+		}
+
+		/**
+		 * Runs {@code initdb} and {@code pg_ctl} as this operating system user, through
+		 * {@code runuser} (which needs root), instead of in a user namespace when the
+		 * build runs as root. For installations whose files only that user may use, such
+		 * as a distribution's.
+		 * @param osUser the user, such as {@code postgres}
+		 * @return this builder
+		 */
+		public Builder osUser(String osUser) {
+			this.osUser = osUser;
+			return this;
 		}
 
 		/**
@@ -390,7 +527,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 		 * @return the running server
 		 */
 		public EmbeddedPostgresServer start() {
-			EmbeddedPostgresServer server = new EmbeddedPostgresServer(Map.copyOf(this.settings), this.shutdownHook);
+			EmbeddedPostgresServer server = new EmbeddedPostgresServer(this.installation, this.osUser,
+					Map.copyOf(this.settings), this.shutdownHook);
 			try {
 				server.start();
 			}

@@ -38,6 +38,8 @@ public final class Tally {
 
 	private long warmupChanges;
 
+	private volatile long allocatedAtFirst = -1;
+
 	/**
 	 * Creates a tally.
 	 * @param leg the leg's name, printed in the result
@@ -76,6 +78,7 @@ public final class Tally {
 		long now = System.nanoTime();
 		if (n == 0) {
 			this.firstNanos = now;
+			this.allocatedAtFirst = allocatedBytes();
 		}
 		if (this.latencyMicros != null && n < this.latencyMicros.length) {
 			this.latencyMicros[(int) n] = latencyMicros;
@@ -120,9 +123,30 @@ public final class Tally {
 			int skip = (int) Math.min(this.warmupChanges, this.latencyMicros.length - 1);
 			line.append(latency("steady_", Arrays.copyOfRange(this.latencyMicros, skip, this.latencyMicros.length)));
 		}
+		long allocated = allocatedBytes() - this.allocatedAtFirst;
+		if (this.allocatedAtFirst >= 0 && allocated > 0) {
+			// Every live thread's allocation from the first change on (the Thread.sleep
+			// above allocates nothing worth counting), over the changes.
+			line.append(String.format(Locale.ROOT, " alloc_bytes_per_change=%.0f", (double) allocated / received));
+		}
 		line.append(" sink=").append(this.sink & 0xFF);
 		System.out.println(line);
 		return 0;
+	}
+
+	/**
+	 * Returns the bytes allocated so far by the live threads of this JVM.
+	 */
+	private static long allocatedBytes() {
+		if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean threads)
+				|| !threads.isThreadAllocatedMemorySupported()) {
+			return -1;
+		}
+		long total = 0;
+		for (long bytes : threads.getThreadAllocatedBytes(threads.getAllThreadIds())) {
+			total += Math.max(0, bytes);
+		}
+		return total;
 	}
 
 	private static String latency(String prefix, long[] micros) {

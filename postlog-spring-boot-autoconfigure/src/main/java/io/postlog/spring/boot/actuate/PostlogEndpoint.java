@@ -2,10 +2,13 @@ package io.postlog.spring.boot.actuate;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import io.postlog.Lsn;
 import io.postlog.TableId;
+import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.spring.PostlogConsumerGroup;
@@ -19,8 +22,10 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
  * The {@code postlog} actuator endpoint: per consumer group, the consumer's state, its
- * listeners with their last errors, its slot and publication, positions and lag. Reads
- * the server on each call. Thread-safe.
+ * listeners with their last errors, its slot and publication, positions and lag; and
+ * every logical slot on the server, of every database and plugin, with postlog's own (any
+ * group's) marked, so that a forgotten slot is seen before it fills the disk. Reads the
+ * server on each call. Thread-safe.
  */
 @Endpoint(id = "postlog")
 public class PostlogEndpoint {
@@ -54,7 +59,16 @@ public class PostlogEndpoint {
 		if (consumers.isEmpty()) {
 			consumers.add(describe("default", null, null, null, null, List.of(), this.monitor));
 		}
-		return new PostlogDescriptor(consumers);
+		return new PostlogDescriptor(consumers, server(this.monitor.server(), ownSlots()));
+	}
+
+	private Set<String> ownSlots() {
+		Set<String> slots = new HashSet<>();
+		slots.add(this.monitor.slotName());
+		for (PostlogConsumerGroup group : this.registry.groups()) {
+			slots.add(group.slotName());
+		}
+		return slots;
 	}
 
 	private static ConsumerDescriptor describe(String group, @Nullable ConsumerState state, @Nullable Lsn ackedLsn,
@@ -73,6 +87,27 @@ public class PostlogEndpoint {
 				status.currentLsn().toString(), status.lagBytes());
 	}
 
+	private static ServerDescriptor server(PostlogSlotMonitor.ServerStatus server, Set<String> ownSlots) {
+		ReplicationSettings settings = server.settings();
+		List<ServerSlotDescriptor> slots = server.slots()
+			.stream()
+			.map((slot) -> new ServerSlotDescriptor(slot.slotName(), slot.plugin(), slot.database(),
+					ownSlots.contains(slot.slotName()) && server.database().equals(slot.database()), slot.active(),
+					slot.activePid(), slot.temporary(), text(slot.restartLsn()), text(slot.confirmedFlushLsn()),
+					slot.retainedBytes(server.position()), slot.walStatus(), slot.safeWalSize(),
+					(slot.inactiveSince() != null) ? slot.inactiveSince().toString() : null, slot.failover(),
+					slot.synced(), slot.conflicting(), slot.invalidationReason()))
+			.toList();
+		return new ServerDescriptor(settings.serverVersion(), settings.inRecovery(), server.position().toString(),
+				new SettingsDescriptor(settings.maxReplicationSlots(), settings.usedReplicationSlots(),
+						settings.maxWalSenders(), settings.usedWalSenders(), settings.maxSlotWalKeepSize(),
+						settings.walSenderTimeout().toString(),
+						(settings.idleReplicationSlotTimeout() != null)
+								? settings.idleReplicationSlotTimeout().toString() : null,
+						settings.synchronizedStandbySlots(), settings.syncReplicationSlots()),
+				slots);
+	}
+
 	private static @Nullable String text(@Nullable Lsn lsn) {
 		return (lsn != null) ? lsn.toString() : null;
 	}
@@ -81,8 +116,73 @@ public class PostlogEndpoint {
 	 * The endpoint's response.
 	 *
 	 * @param consumers the consumers, one per group, the default group first
+	 * @param server the server's replication slots and settings
 	 */
-	public record PostlogDescriptor(List<ConsumerDescriptor> consumers) implements OperationResponseBody {
+	public record PostlogDescriptor(List<ConsumerDescriptor> consumers,
+			ServerDescriptor server) implements OperationResponseBody {
+	}
+
+	/**
+	 * The server postlog streams from.
+	 *
+	 * @param version its {@code server_version_num}
+	 * @param inRecovery whether it is a standby
+	 * @param walPosition its WAL position
+	 * @param settings the replication settings that matter
+	 * @param slots every logical slot, of every database
+	 */
+	public record ServerDescriptor(int version, boolean inRecovery, String walPosition, SettingsDescriptor settings,
+			List<ServerSlotDescriptor> slots) {
+	}
+
+	/**
+	 * The server's replication settings and their use. A setting the server version does
+	 * not have is {@code null}.
+	 *
+	 * @param maxReplicationSlots {@code max_replication_slots}
+	 * @param usedReplicationSlots slots that exist
+	 * @param maxWalSenders {@code max_wal_senders}
+	 * @param usedWalSenders WAL senders running
+	 * @param maxSlotWalKeepSize {@code max_slot_wal_keep_size} in bytes, {@code null}
+	 * when unbounded
+	 * @param walSenderTimeout {@code wal_sender_timeout}
+	 * @param idleReplicationSlotTimeout {@code idle_replication_slot_timeout} (18+)
+	 * @param synchronizedStandbySlots {@code synchronized_standby_slots} (17+)
+	 * @param syncReplicationSlots {@code sync_replication_slots} (17+)
+	 */
+	public record SettingsDescriptor(int maxReplicationSlots, int usedReplicationSlots, int maxWalSenders,
+			int usedWalSenders, @Nullable Long maxSlotWalKeepSize, String walSenderTimeout,
+			@Nullable String idleReplicationSlotTimeout, @Nullable String synchronizedStandbySlots,
+			@Nullable Boolean syncReplicationSlots) {
+	}
+
+	/**
+	 * One logical slot of the server. Columns the server version does not have are
+	 * {@code null}.
+	 *
+	 * @param name the slot's name
+	 * @param plugin its output plugin
+	 * @param database the database it decodes
+	 * @param postlog whether it is this application's slot
+	 * @param active whether a connection streams from it
+	 * @param activePid that connection's process
+	 * @param temporary whether it ends with its session
+	 * @param restartLsn the oldest WAL it retains
+	 * @param confirmedFlushLsn its confirmed position
+	 * @param retainedBytes the WAL it makes the server keep
+	 * @param walStatus {@code wal_status} (13+)
+	 * @param safeWalSize {@code safe_wal_size} (13+)
+	 * @param inactiveSince when its reader left (17+)
+	 * @param failover whether it fails over to standbys (17+)
+	 * @param synced whether it was synchronised from a primary (17+)
+	 * @param conflicting whether a recovery conflict invalidated it (16+)
+	 * @param invalidationReason why it was invalidated (17+)
+	 */
+	public record ServerSlotDescriptor(String name, @Nullable String plugin, @Nullable String database, boolean postlog,
+			boolean active, @Nullable Integer activePid, boolean temporary, @Nullable String restartLsn,
+			@Nullable String confirmedFlushLsn, @Nullable Long retainedBytes, @Nullable String walStatus,
+			@Nullable Long safeWalSize, @Nullable String inactiveSince, @Nullable Boolean failover,
+			@Nullable Boolean synced, @Nullable Boolean conflicting, @Nullable String invalidationReason) {
 	}
 
 	/**

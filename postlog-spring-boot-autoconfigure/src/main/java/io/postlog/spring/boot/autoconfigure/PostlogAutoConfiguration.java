@@ -1,8 +1,13 @@
 package io.postlog.spring.boot.autoconfigure;
 
+import java.time.Duration;
+
 import javax.sql.DataSource;
 
+import io.postlog.TableId;
 import io.postlog.consumer.ConsumerListener;
+import io.postlog.heartbeat.HeartbeatTracker;
+import io.postlog.heartbeat.HeartbeatWriter;
 import io.postlog.spring.PgListenerErrorHandler;
 import io.postlog.spring.PostlogDeadLetterErrorHandler;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
@@ -22,6 +27,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -75,11 +81,12 @@ public final class PostlogAutoConfiguration {
 	PostlogListenerRegistry postlogListenerRegistry(PostlogProperties properties, DataSource dataSource,
 			PostlogConnectionDetails connectionDetails, ObjectProvider<ConsumerListener> listeners,
 			ObjectProvider<PostlogListenerRegistry.GroupObserver> groupObservers,
-			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter) {
+			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ApplicationEventPublisher publisher) {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
 				connectionDetails.getUsername(), connectionDetails.getPassword());
-		return new PostlogListenerRegistry(new PostlogConsumerSetup(properties, dataSource, connectionFactory),
+		return new PostlogListenerRegistry(
+				new PostlogConsumerSetup(properties, dataSource, connectionFactory, publisher),
 				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
 				defaultErrorHandler(properties, deadLetter));
 	}
@@ -103,9 +110,22 @@ public final class PostlogAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	@ConditionalOnProperty("postlog.heartbeat.interval")
-	PostlogHeartbeat postlogHeartbeat(PostlogProperties properties, DataSource dataSource) {
-		return new PostlogHeartbeat(dataSource, properties.getHeartbeat().getInterval());
+	HeartbeatTracker postlogHeartbeatTracker(PostlogProperties properties) {
+		PostlogProperties.Heartbeat heartbeat = properties.getHeartbeat();
+		Duration timeout = (heartbeat.getTimeout() != null) ? heartbeat.getTimeout()
+				: heartbeat.getInterval().multipliedBy(5);
+		return new HeartbeatTracker(properties.getSlot().getName(), timeout);
+	}
+
+	@Bean
+	@ConditionalOnProperty("postlog.heartbeat.interval")
+	PostlogHeartbeat postlogHeartbeat(PostlogProperties properties, DataSource dataSource, HeartbeatTracker tracker) {
+		PostlogProperties.Heartbeat heartbeat = properties.getHeartbeat();
+		HeartbeatWriter writer = new HeartbeatWriter(properties.getSlot().getName(), tracker.instance(),
+				TableId.parse(heartbeat.getTable()));
+		return new PostlogHeartbeat(dataSource, heartbeat.getInterval(), writer, tracker);
 	}
 
 	private static void requireSupported(PostlogProperties properties) {

@@ -14,6 +14,8 @@ import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.stream.ReplicationConnectionFactory;
 
+import org.springframework.context.ApplicationEventPublisher;
+
 /**
  * Plans each consumer group from {@link PostlogProperties}: its slot and publication
  * ({@code postlog.slot.name} for the default group, {@code postlog.groups.<name>.*} or
@@ -30,11 +32,14 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final ReplicationConnectionFactory connectionFactory;
 
+	private final SlotPreparation preparation;
+
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
-			ReplicationConnectionFactory connectionFactory) {
+			ReplicationConnectionFactory connectionFactory, ApplicationEventPublisher publisher) {
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
+		this.preparation = new SlotPreparation(properties, dataSource, publisher);
 	}
 
 	@Override
@@ -50,6 +55,8 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			PgIdentifiers.requireName("schema", table.schema());
 			PgIdentifiers.requireName("table", table.name());
 		}
+		tables = this.preparation.prepare(slotName, publicationName, PostlogConsumerGroup.DEFAULT.equals(group),
+				tables);
 		PostlogProperties.Retry retry = this.properties.getRetry();
 		// The consumer's start() checks wal_level and creates the slot and publication on
 		// the calling thread, so a set-up fault fails the application's start-up.

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
 import org.jspecify.annotations.Nullable;
@@ -380,8 +381,37 @@ public class PostlogProperties {
 		 */
 		private SlotLifecycle lifecycle = SlotLifecycle.CREATE_IF_MISSING;
 
+		/**
+		 * Whether to create the slot with failover enabled, so that standbys running with
+		 * sync_replication_slots keep a copy of it (PostgreSQL 17+; refused before).
+		 */
+		private boolean failover;
+
+		/**
+		 * What to do when the slot is found lost (invalidated by the server, or missing
+		 * where it existed): fail, or drop it, create a new one and skip the changes in
+		 * between.
+		 */
+		private LostSlotAction onLost = LostSlotAction.FAIL;
+
 		public String getName() {
 			return this.name;
+		}
+
+		public boolean isFailover() {
+			return this.failover;
+		}
+
+		public void setFailover(boolean failover) {
+			this.failover = failover;
+		}
+
+		public LostSlotAction getOnLost() {
+			return this.onLost;
+		}
+
+		public void setOnLost(LostSlotAction onLost) {
+			this.onLost = onLost;
 		}
 
 		public void setName(String name) {
@@ -536,12 +566,41 @@ public class PostlogProperties {
 		 */
 		private @Nullable Duration interval;
 
+		/**
+		 * How long a heartbeat may take to come back through the stream before health is
+		 * DOWN; defaults to five times the interval.
+		 */
+		private @Nullable Duration timeout;
+
+		/**
+		 * Table whose row for the slot is updated as the heartbeat before PostgreSQL 14,
+		 * as schema.table or table (public); created if missing and published with the
+		 * listeners' tables.
+		 */
+		private String table = "postlog_heartbeat";
+
 		public @Nullable Duration getInterval() {
 			return this.interval;
 		}
 
 		public void setInterval(@Nullable Duration interval) {
 			this.interval = interval;
+		}
+
+		public @Nullable Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(@Nullable Duration timeout) {
+			this.timeout = timeout;
+		}
+
+		public String getTable() {
+			return this.table;
+		}
+
+		public void setTable(String table) {
+			this.table = table;
 		}
 
 	}
@@ -556,12 +615,40 @@ public class PostlogProperties {
 		 */
 		private @Nullable DataSize maxLag;
 
+		/**
+		 * WAL the slot may make the server keep (from its restart_lsn to the current
+		 * position) before the health indicator reports DOWN; unset for no limit.
+		 */
+		private @Nullable DataSize maxRetained;
+
+		/**
+		 * Share of max_slot_wal_keep_size the slot may retain before the health indicator
+		 * reports DOWN, so that it warns before the server invalidates the slot.
+		 */
+		private double maxRetainedRatio = 0.5;
+
 		public @Nullable DataSize getMaxLag() {
 			return this.maxLag;
 		}
 
 		public void setMaxLag(@Nullable DataSize maxLag) {
 			this.maxLag = maxLag;
+		}
+
+		public @Nullable DataSize getMaxRetained() {
+			return this.maxRetained;
+		}
+
+		public void setMaxRetained(@Nullable DataSize maxRetained) {
+			this.maxRetained = maxRetained;
+		}
+
+		public double getMaxRetainedRatio() {
+			return this.maxRetainedRatio;
+		}
+
+		public void setMaxRetainedRatio(double maxRetainedRatio) {
+			this.maxRetainedRatio = maxRetainedRatio;
 		}
 
 	}

@@ -1,26 +1,34 @@
 package io.postlog.spring.boot.health;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.function.Supplier;
 
+import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.consumer.ConsumerState;
+import io.postlog.heartbeat.HeartbeatStatus;
+import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogSlotMonitor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.Status;
 import org.springframework.util.unit.DataSize;
 
 /**
  * Health of one consumer group and its slot: UP while the consumer runs; UNKNOWN while it
- * starts, waits in standby, retries, or when no consumer runs; DOWN when it failed or
- * stopped, when the slot is missing or lost ({@code wal_status = lost}), or when the slot
- * lags more than the configured limit. Details: {@code slot}, {@code state},
- * {@code confirmedFlushLsn}, {@code walStatus}, {@code lagBytes}, {@code lastCommitTime}
- * and, after a failure, {@code lastError} (value-free). Thread-safe.
+ * starts, waits in standby, retries, or when no consumer runs; DOWN, with every reason in
+ * the {@code reasons} detail, when it failed, when the slot is missing, lost
+ * ({@code wal_status = lost}) or {@code unreserved}, when it lags more than
+ * {@code postlog.health.max-lag}, retains more WAL than
+ * {@code postlog.health.max-retained} or than {@code postlog.health.max-retained-ratio}
+ * of {@code max_slot_wal_keep_size}, or when a heartbeat has not come back within
+ * {@code postlog.heartbeat.timeout}. UP again as soon as the cause is gone. While the
+ * consumer is not running, the {@code lastError} detail gives its latest failure
+ * (value-free). Thread-safe.
  */
 public class PostlogHealthIndicator extends AbstractHealthIndicator {
 
@@ -32,34 +40,57 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 
 	private final Supplier<PostlogSlotMonitor.SlotStatus> slot;
 
-	private final @Nullable DataSize maxLag;
+	private final HealthRules.Limits limits;
+
+	private final @Nullable HeartbeatTracker heartbeats;
+
+	/**
+	 * Creates an indicator of a running group with only a lag limit.
+	 * @param group the group
+	 * @param maxLag lag above which health is DOWN, or {@code null} for no limit
+	 */
+	public PostlogHealthIndicator(PostlogConsumerGroup group, @Nullable DataSize maxLag) {
+		this(group, maxLag, null, 0.5, null);
+	}
 
 	/**
 	 * Creates an indicator of a running group.
 	 * @param group the group
 	 * @param maxLag lag above which health is DOWN, or {@code null} for no limit
+	 * @param maxRetained retained WAL above which health is DOWN, or {@code null}
+	 * @param maxRetainedRatio share of {@code max_slot_wal_keep_size} above which health
+	 * is DOWN
+	 * @param heartbeats the heartbeats to watch (the default group's), or {@code null}
 	 */
-	public PostlogHealthIndicator(PostlogConsumerGroup group, @Nullable DataSize maxLag) {
-		this(group::state, group::lastCommitTime, group::lastFailure, group.monitor()::status, maxLag);
+	public PostlogHealthIndicator(PostlogConsumerGroup group, @Nullable DataSize maxLag, @Nullable DataSize maxRetained,
+			double maxRetainedRatio, @Nullable HeartbeatTracker heartbeats) {
+		this(group::state, group::lastCommitTime, group::lastFailure, group.monitor()::status, maxLag, maxRetained,
+				maxRetainedRatio, heartbeats);
 	}
 
 	/**
 	 * Creates an indicator.
 	 * @param state the consumer's state, {@code null} when none runs
 	 * @param lastCommitTime the commit time of the last transaction delivered
-	 * @param lastFailure the latest failure
-	 * @param slot reads the slot and the server's position
+	 * @param lastFailure the consumer's latest failure
+	 * @param slot reads the slot, the server's position and settings
 	 * @param maxLag lag above which health is DOWN, or {@code null} for no limit
+	 * @param maxRetained retained WAL above which health is DOWN, or {@code null}
+	 * @param maxRetainedRatio share of {@code max_slot_wal_keep_size} above which health
+	 * is DOWN
+	 * @param heartbeats the heartbeats to watch, or {@code null} when they are off
 	 */
 	public PostlogHealthIndicator(Supplier<@Nullable ConsumerState> state, Supplier<@Nullable Instant> lastCommitTime,
 			Supplier<@Nullable Throwable> lastFailure, Supplier<PostlogSlotMonitor.SlotStatus> slot,
-			@Nullable DataSize maxLag) {
+			@Nullable DataSize maxLag, @Nullable DataSize maxRetained, double maxRetainedRatio,
+			@Nullable HeartbeatTracker heartbeats) {
 		super("postlog health check failed");
 		this.state = state;
 		this.lastCommitTime = lastCommitTime;
 		this.lastFailure = lastFailure;
 		this.slot = slot;
-		this.maxLag = maxLag;
+		this.limits = new HealthRules.Limits(maxLag, maxRetained, maxRetainedRatio);
+		this.heartbeats = heartbeats;
 	}
 
 	@Override
@@ -67,7 +98,8 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 		ConsumerState state = this.state.get();
 		PostlogSlotMonitor.SlotStatus status = this.slot.get();
 		SlotInfo slot = status.slot();
-		Long lag = status.lagBytes();
+		ReplicationSettings settings = status.settings();
+		HeartbeatStatus heartbeat = (this.heartbeats != null) ? this.heartbeats.status(Instant.now()) : null;
 		builder.withDetail("slot", status.slotName());
 		builder.withDetail("state", (state != null) ? state.name() : "NOT_STARTED");
 		if (slot != null) {
@@ -77,9 +109,18 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 			if (slot.walStatus() != null) {
 				builder.withDetail("walStatus", slot.walStatus());
 			}
+			if (slot.safeWalSize() != null) {
+				builder.withDetail("safeWalSize", slot.safeWalSize());
+			}
 		}
-		if (lag != null) {
-			builder.withDetail("lagBytes", lag);
+		if (status.lagBytes() != null) {
+			builder.withDetail("lagBytes", status.lagBytes());
+		}
+		if (status.retainedBytes() != null) {
+			builder.withDetail("retainedBytes", status.retainedBytes());
+		}
+		if (settings.maxSlotWalKeepSize() != null) {
+			builder.withDetail("maxSlotWalKeepSize", settings.maxSlotWalKeepSize());
 		}
 		Instant lastCommitTime = this.lastCommitTime.get();
 		if (lastCommitTime != null) {
@@ -89,23 +130,47 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 		if (failure != null && state != ConsumerState.RUNNING && failure.getMessage() != null) {
 			builder.withDetail("lastError", failure.getMessage());
 		}
-		builder.status(status(state, slot, lag));
+		if (settings.syncReplicationSlots() != null) {
+			builder.withDetail("failover", failover(slot, settings));
+		}
+		if (heartbeat != null) {
+			builder.withDetail("heartbeat", heartbeat(heartbeat));
+		}
+		HealthRules.Verdict verdict = HealthRules.evaluate(
+				new HealthRules.Input(state, status.slotName(), slot, status.currentLsn(), settings, heartbeat),
+				this.limits);
+		if (!verdict.reasons().isEmpty()) {
+			builder.withDetail("reasons", verdict.reasons());
+		}
+		builder.status(verdict.status());
 	}
 
-	private Status status(@Nullable ConsumerState state, @Nullable SlotInfo slot, @Nullable Long lag) {
-		if (state == ConsumerState.FAILED || state == ConsumerState.STOPPED) {
-			return Status.DOWN;
+	/**
+	 * Whether a promotion would keep the slot (17+): the slot fails over and logical
+	 * senders wait for the standbys named in {@code synchronized_standby_slots}.
+	 */
+	private static Map<String, Object> failover(@Nullable SlotInfo slot, ReplicationSettings settings) {
+		Map<String, Object> failover = new LinkedHashMap<>();
+		boolean enabled = slot != null && Boolean.TRUE.equals(slot.failover());
+		failover.put("enabled", enabled);
+		failover.put("synchronizedStandbySlots", String.valueOf(settings.synchronizedStandbySlots()));
+		failover.put("ready", enabled && settings.waitsForStandbys());
+		return failover;
+	}
+
+	private static Map<String, Object> heartbeat(HeartbeatStatus status) {
+		Map<String, Object> heartbeat = new LinkedHashMap<>();
+		heartbeat.put("timeout", status.timeout().toString());
+		if (status.lastReceivedAt() != null) {
+			heartbeat.put("lastReceivedAt", status.lastReceivedAt().toString());
 		}
-		if (state != null && slot == null) {
-			return Status.DOWN;
+		if (status.lastRoundTrip() != null) {
+			heartbeat.put("lastRoundTrip", status.lastRoundTrip().toString());
 		}
-		if (slot != null && "lost".equals(slot.walStatus())) {
-			return Status.DOWN;
+		if (status.missingFor() != null) {
+			heartbeat.put("outstandingFor", status.missingFor().toString());
 		}
-		if (this.maxLag != null && lag != null && lag > this.maxLag.toBytes()) {
-			return Status.DOWN;
-		}
-		return (state == ConsumerState.RUNNING) ? Status.UP : Status.UNKNOWN;
+		return heartbeat;
 	}
 
 }

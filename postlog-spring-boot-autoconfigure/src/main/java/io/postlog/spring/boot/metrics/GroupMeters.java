@@ -3,6 +3,7 @@ package io.postlog.spring.boot.metrics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -12,15 +13,17 @@ import io.postlog.Change;
 import io.postlog.Transaction;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogSlotMonitor.SlotStatus;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The meters of one consumer group, fed by its consumer's events and tagged with its
- * {@code slot} and {@code group}. Thread-safe.
+ * {@code slot} and {@code group}; the slot gauges read the server at most every few
+ * seconds. Thread-safe.
  */
 public class GroupMeters implements ConsumerListener {
 
-	private static final Duration LAG_CACHE = Duration.ofSeconds(5);
+	private static final Duration STATUS_CACHE = Duration.ofSeconds(5);
 
 	private final String slot;
 
@@ -38,9 +41,9 @@ public class GroupMeters implements ConsumerListener {
 
 	private volatile @Nullable Counter retries;
 
-	private volatile double lag = Double.NaN;
+	private volatile @Nullable SlotStatus status;
 
-	private volatile Instant lagReadAt = Instant.MIN;
+	private volatile Instant statusReadAt = Instant.MIN;
 
 	/**
 	 * Creates a group's meters.
@@ -76,27 +79,51 @@ public class GroupMeters implements ConsumerListener {
 			.description("Time listeners took per transaction")
 			.tags("slot", this.slot, "group", this.group)
 			.register(registry);
-		Gauge.builder("postlog.slot.lag", this, GroupMeters::slotLag)
+		Gauge.builder("postlog.slot.lag", this, (meters) -> meters.read(SlotStatus::lagBytes))
 			.description("WAL the slot retains beyond its confirmed position")
+			.baseUnit("bytes")
+			.tags("slot", this.slot, "group", this.group)
+			.register(registry);
+		Gauge.builder("postlog.slot.retained", this, (meters) -> meters.read(SlotStatus::retainedBytes))
+			.description("WAL the server keeps for the slot, from its restart_lsn to the current position")
+			.baseUnit("bytes")
+			.tags("slot", this.slot, "group", this.group)
+			.register(registry);
+		Gauge
+			.builder("postlog.slot.safe-wal-size", this,
+					(meters) -> meters.read((status) -> (status.slot() != null) ? status.slot().safeWalSize() : null))
+			.description("WAL that can still be written before max_slot_wal_keep_size invalidates the slot")
 			.baseUnit("bytes")
 			.tags("slot", this.slot, "group", this.group)
 			.register(registry);
 		this.registry = registry;
 	}
 
-	private double slotLag() {
+	private double read(Function<SlotStatus, @Nullable Long> value) {
 		Instant now = Instant.now();
-		if (this.lagReadAt.plus(LAG_CACHE).isBefore(now)) {
-			this.lagReadAt = now;
+		if (this.statusReadAt.plus(STATUS_CACHE).isBefore(now)) {
+			this.statusReadAt = now;
 			try {
-				Long bytes = this.monitor.status().lagBytes();
-				this.lag = (bytes != null) ? bytes : Double.NaN;
+				this.status = this.monitor.status();
 			}
 			catch (RuntimeException ex) {
-				this.lag = Double.NaN;
+				this.status = null;
 			}
 		}
-		return this.lag;
+		SlotStatus status = this.status;
+		Long bytes = (status != null) ? value.apply(status) : null;
+		return (bytes != null) ? bytes : Double.NaN;
+	}
+
+	/**
+	 * Records a heartbeat's round trip as a replication delay.
+	 * @param roundTrip the time from writing the heartbeat to receiving it
+	 */
+	void roundTrip(Duration roundTrip) {
+		Timer delay = this.delay;
+		if (delay != null) {
+			delay.record(roundTrip);
+		}
 	}
 
 	@Override

@@ -8,8 +8,10 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.boot.actuate.PostlogEndpoint;
@@ -201,9 +203,14 @@ class PostlogAutoConfigurationTests {
 				"postlog.retry.multiplier=3", "postlog.retry.max-interval=1m", "postlog.retry.max-attempts=-1",
 				"postlog.status-interval=2s", "postlog.heartbeat.interval=30s", "postlog.max-transaction-changes=50",
 				"postlog.health.max-lag=64MB", "postlog.datasource.url=jdbc:postgresql://db/app",
-				"postlog.datasource.username=repl", "postlog.datasource.password=secret")
+				"postlog.datasource.username=repl", "postlog.datasource.password=secret", "postlog.slot.failover=true",
+				"postlog.slot.on-lost=recreate", "postlog.heartbeat.timeout=2m", "postlog.heartbeat.table=ops.beats",
+				"postlog.health.max-retained=10GB", "postlog.health.max-retained-ratio=0.8")
 			.run((context) -> {
 				assertThat(context).hasNotFailed().hasSingleBean(PostlogHeartbeat.class);
+				assertThat(context.getBean(HeartbeatTracker.class).slotName()).isEqualTo("orders_slot");
+				assertThat(context.getBean(HeartbeatTracker.class).status(java.time.Instant.now()).timeout())
+					.isEqualTo(Duration.ofMinutes(2));
 				PostlogProperties properties = context.getBean(PostlogProperties.class);
 				assertThat(properties.getSlot().getName()).isEqualTo("orders_slot");
 				assertThat(properties.getSlot().getLifecycle()).isEqualTo(SlotLifecycle.EXISTING);
@@ -220,7 +227,21 @@ class PostlogAutoConfigurationTests {
 				assertThat(properties.getMaxTransactionChanges()).isEqualTo(50);
 				assertThat(properties.getHealth().getMaxLag()).isEqualTo(DataSize.ofMegabytes(64));
 				assertThat(properties.getDatasource().getUsername()).isEqualTo("repl");
+				assertThat(properties.getSlot().isFailover()).isTrue();
+				assertThat(properties.getSlot().getOnLost()).isEqualTo(LostSlotAction.RECREATE);
+				assertThat(properties.getHeartbeat().getTimeout()).isEqualTo(Duration.ofMinutes(2));
+				assertThat(properties.getHeartbeat().getTable()).isEqualTo("ops.beats");
+				assertThat(properties.getHealth().getMaxRetained()).isEqualTo(DataSize.ofGigabytes(10));
+				assertThat(properties.getHealth().getMaxRetainedRatio()).isEqualTo(0.8);
 			});
+	}
+
+	@Test
+	void heartbeatTimeoutDefaultsToFiveIntervals() {
+		this.runner.withPropertyValues("postlog.heartbeat.interval=30s")
+			.run((context) -> assertThat(
+					context.getBean(HeartbeatTracker.class).status(java.time.Instant.now()).timeout())
+				.isEqualTo(Duration.ofMinutes(2).plusSeconds(30)));
 	}
 
 	@Test
@@ -246,7 +267,13 @@ class PostlogAutoConfigurationTests {
 			assertThat(properties.getCheckpoint().getStore()).isEqualTo(PostlogProperties.CheckpointStore.SLOT);
 			assertThat(properties.getListener().getErrorHandler()).isEqualTo(PostlogProperties.ErrorHandler.STOP);
 			assertThat(properties.getGroups()).isEmpty();
-			assertThat(context).doesNotHaveBean(PostlogHeartbeat.class);
+			assertThat(properties.getSlot().isFailover()).isFalse();
+			assertThat(properties.getSlot().getOnLost()).isEqualTo(LostSlotAction.FAIL);
+			assertThat(properties.getHeartbeat().getTimeout()).isNull();
+			assertThat(properties.getHeartbeat().getTable()).isEqualTo("postlog_heartbeat");
+			assertThat(properties.getHealth().getMaxRetained()).isNull();
+			assertThat(properties.getHealth().getMaxRetainedRatio()).isEqualTo(0.5);
+			assertThat(context).doesNotHaveBean(PostlogHeartbeat.class).doesNotHaveBean(HeartbeatTracker.class);
 		});
 	}
 
@@ -278,7 +305,9 @@ class PostlogAutoConfigurationTests {
 				"postlog.retry.max-interval", "postlog.retry.max-attempts", "postlog.status-interval",
 				"postlog.heartbeat.interval", "postlog.max-transaction-changes", "postlog.health.max-lag",
 				"postlog.datasource.url", "postlog.datasource.username", "postlog.datasource.password",
-				"postlog.checkpoint.store", "postlog.listener.error-handler", "postlog.groups");
+				"postlog.checkpoint.store", "postlog.slot.failover", "postlog.slot.on-lost",
+				"postlog.heartbeat.timeout", "postlog.heartbeat.table", "postlog.health.max-retained",
+				"postlog.health.max-retained-ratio", "postlog.listener.error-handler", "postlog.groups");
 		assertThat(properties).filteredOn((p) -> ((String) p.get("name")).startsWith("postlog."))
 			.allSatisfy((p) -> assertThat(p.get("description")).as((String) p.get("name")).isNotNull());
 		List<Map<String, Object>> hints = (List<Map<String, Object>>) metadata.get("hints");
@@ -290,7 +319,7 @@ class PostlogAutoConfigurationTests {
 			.containsExactly("existing", "create-if-missing", "temporary", "owned");
 		assertThat(hints).extracting((h) -> h.get("name"))
 			.contains("postlog.publication.mode", "postlog.decoder", "postlog.snapshot.mode",
-					"postlog.checkpoint.store", "postlog.listener.error-handler");
+					"postlog.checkpoint.store", "postlog.slot.on-lost", "postlog.listener.error-handler");
 	}
 
 	@Configuration(proxyBeanMethods = false)

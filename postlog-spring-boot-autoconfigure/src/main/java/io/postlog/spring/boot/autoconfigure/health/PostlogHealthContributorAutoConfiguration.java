@@ -1,11 +1,13 @@
 package io.postlog.spring.boot.autoconfigure.health;
 
+import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.PostlogProperties;
 import io.postlog.spring.boot.health.PostlogHealthContributor;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -31,8 +33,10 @@ public final class PostlogHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = { "postlogHealthContributor", "postlogHealthIndicator" })
 	PostlogHealthContributor postlogHealthContributor(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
-			PostlogProperties properties) {
-		return new PostlogHealthContributor(registry, monitor, properties.getHealth().getMaxLag());
+			PostlogProperties properties, ObjectProvider<HeartbeatTracker> heartbeats) {
+		PostlogProperties.Health health = properties.getHealth();
+		return new PostlogHealthContributor(registry, monitor, health.getMaxLag(), health.getMaxRetained(),
+				health.getMaxRetainedRatio(), heartbeats.getIfAvailable());
 	}
 
 }

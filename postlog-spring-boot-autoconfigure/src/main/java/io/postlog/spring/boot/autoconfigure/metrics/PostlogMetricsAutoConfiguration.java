@@ -1,10 +1,12 @@
 package io.postlog.spring.boot.autoconfigure.metrics;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.metrics.PostlogMetrics;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -25,8 +27,10 @@ public final class PostlogMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PostlogMetrics postlogMetrics() {
-		return new PostlogMetrics();
+	PostlogMetrics postlogMetrics(ObjectProvider<HeartbeatTracker> heartbeats) {
+		PostlogMetrics metrics = new PostlogMetrics();
+		heartbeats.ifAvailable((tracker) -> tracker.addListener(metrics));
+		return metrics;
 	}
 
 }

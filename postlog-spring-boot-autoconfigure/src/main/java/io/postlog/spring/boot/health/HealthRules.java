@@ -1,0 +1,145 @@
+package io.postlog.spring.boot.health;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.postlog.Lsn;
+import io.postlog.admin.ReplicationSettings;
+import io.postlog.admin.SlotInfo;
+import io.postlog.consumer.ConsumerState;
+import io.postlog.heartbeat.HeartbeatStatus;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The rules behind postlog's health, as a pure function of what was read: every reason
+ * for DOWN is collected, so that an operator sees all of them at once. Slot rules apply
+ * whatever the consumer's state, because a slot fills the disk whether or not this
+ * instance is the one reading it; the heartbeat rule applies only while this instance
+ * streams.
+ */
+final class HealthRules {
+
+	private HealthRules() {
+	}
+
+	static Verdict evaluate(Input input, Limits limits) {
+		List<String> reasons = new ArrayList<>();
+		ConsumerState state = input.state();
+		SlotInfo slot = input.slot();
+		if (state == ConsumerState.FAILED || state == ConsumerState.STOPPED) {
+			reasons.add("the consumer is " + state);
+		}
+		if (state != null && slot == null) {
+			reasons.add("replication slot '" + input.slotName() + "' does not exist");
+		}
+		if (slot != null) {
+			slotReasons(input, slot, limits, reasons);
+		}
+		HeartbeatStatus heartbeat = input.heartbeat();
+		if (state == ConsumerState.RUNNING && heartbeat != null && heartbeat.isMissing()) {
+			reasons.add("heartbeat not seen for " + text(heartbeat.missingFor()) + " (postlog.heartbeat.timeout is "
+					+ text(heartbeat.timeout()) + ")");
+		}
+		if (!reasons.isEmpty()) {
+			return new Verdict(Status.DOWN, reasons);
+		}
+		return new Verdict((state == ConsumerState.RUNNING) ? Status.UP : Status.UNKNOWN, List.of());
+	}
+
+	private static void slotReasons(Input input, SlotInfo slot, Limits limits, List<String> reasons) {
+		String name = "replication slot '" + input.slotName() + "'";
+		if (slot.isLost()) {
+			reasons.add(name + " is lost (wal_status=" + slot.walStatus()
+					+ ((slot.invalidationReason() != null) ? ", invalidation_reason=" + slot.invalidationReason() : "")
+					+ "): changes after " + slot.confirmedFlushLsn() + " can no longer be streamed");
+			return;
+		}
+		ReplicationSettings settings = input.settings();
+		Long keepSize = (settings != null) ? settings.maxSlotWalKeepSize() : null;
+		if ("unreserved".equals(slot.walStatus())) {
+			reasons.add(name + " is unreserved: it retains more WAL than max_slot_wal_keep_size"
+					+ ((keepSize != null) ? " (" + bytes(keepSize) + ")" : "")
+					+ " and is lost at the next checkpoint unless it catches up");
+		}
+		Long lag = lagBytes(slot, input.position());
+		if (limits.maxLag() != null && lag != null && lag > limits.maxLag().toBytes()) {
+			reasons.add(name + " lags " + bytes(lag) + ", above postlog.health.max-lag ("
+					+ bytes(limits.maxLag().toBytes()) + ")");
+		}
+		Long retained = slot.retainedBytes(input.position());
+		if (retained == null) {
+			return;
+		}
+		if (limits.maxRetained() != null && retained > limits.maxRetained().toBytes()) {
+			reasons.add(name + " retains " + bytes(retained) + " of WAL, above postlog.health.max-retained ("
+					+ bytes(limits.maxRetained().toBytes()) + ")");
+		}
+		if (keepSize != null && keepSize > 0 && retained > limits.maxRetainedRatio() * keepSize) {
+			reasons.add(name + " retains " + bytes(retained) + " of WAL, " + Math.round(100.0 * retained / keepSize)
+					+ "% of max_slot_wal_keep_size (" + bytes(keepSize) + "), above postlog.health.max-retained-ratio ("
+					+ limits.maxRetainedRatio() + "); the server invalidates the slot at 100%");
+		}
+	}
+
+	static @Nullable Long lagBytes(SlotInfo slot, Lsn position) {
+		Lsn confirmed = slot.confirmedFlushLsn();
+		return (confirmed != null && confirmed.isValid()) ? Math.max(0, position.minus(confirmed)) : null;
+	}
+
+	/** Sizes as an operator reads them: {@code 48.0 MB}. */
+	static String bytes(long bytes) {
+		String[] units = { "B", "kB", "MB", "GB", "TB" };
+		double value = bytes;
+		int unit = 0;
+		while (Math.abs(value) >= 1024 && unit < units.length - 1) {
+			value /= 1024;
+			unit++;
+		}
+		return (unit == 0) ? bytes + " B" : String.format(java.util.Locale.ROOT, "%.1f %s", value, units[unit]);
+	}
+
+	static String text(@Nullable Duration duration) {
+		if (duration == null) {
+			return "?";
+		}
+		return duration.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString().substring(2).toLowerCase();
+	}
+
+	/**
+	 * What the rules judge.
+	 *
+	 * @param state the consumer's state, {@code null} when none runs
+	 * @param slotName the configured slot
+	 * @param slot the slot, {@code null} if missing
+	 * @param position the server's WAL position
+	 * @param settings the server's settings, {@code null} if not read
+	 * @param heartbeat the heartbeats, {@code null} when off
+	 */
+	record Input(@Nullable ConsumerState state, String slotName, @Nullable SlotInfo slot, Lsn position,
+			@Nullable ReplicationSettings settings, @Nullable HeartbeatStatus heartbeat) {
+	}
+
+	/**
+	 * The configured limits.
+	 *
+	 * @param maxLag {@code postlog.health.max-lag}
+	 * @param maxRetained {@code postlog.health.max-retained}
+	 * @param maxRetainedRatio {@code postlog.health.max-retained-ratio}
+	 */
+	record Limits(@Nullable DataSize maxLag, @Nullable DataSize maxRetained, double maxRetainedRatio) {
+	}
+
+	/**
+	 * The outcome.
+	 *
+	 * @param status UP, UNKNOWN or DOWN
+	 * @param reasons why DOWN, empty otherwise
+	 */
+	record Verdict(Status status, List<String> reasons) {
+	}
+
+}

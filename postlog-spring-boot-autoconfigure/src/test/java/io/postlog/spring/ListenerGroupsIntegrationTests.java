@@ -109,6 +109,21 @@ class ListenerGroupsIntegrationTests {
 				.isEqualTo(1);
 			assertThat(meters.find("postlog.transactions").tags("group", "search").counter().count()).isZero();
 		}
+		// Both groups stopped with the application: neither slot is streamed any more.
+		await().atMost(TIMEOUT).untilAsserted(() -> assertThat(activeSlots(database)).isEmpty());
+	}
+
+	private static List<String> activeSlots(PostgresDatabase database) throws SQLException {
+		try (Connection connection = database.connect();
+				PreparedStatement statement = connection.prepareStatement(
+						"SELECT slot_name FROM pg_replication_slots WHERE active AND slot_name IN ('grp_default', 'grp_search')");
+				ResultSet row = statement.executeQuery()) {
+			List<String> slots = new java.util.ArrayList<>();
+			while (row.next()) {
+				slots.add(row.getString(1));
+			}
+			return slots;
+		}
 	}
 
 	@Test

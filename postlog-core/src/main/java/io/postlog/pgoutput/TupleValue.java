@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * One column value of a {@link TupleData}, as pgoutput sends it (protocol section
  * "TupleData"): SQL {@code NULL} ({@code 'n'}), an unchanged TOASTed value that was not
- * sent ({@code 'u'}), text ({@code 't'}) or binary ({@code 'b'}). {@link #toString()}
+ * sent ({@code 'u'}), text ({@code 't'}) or binary ({@code 'b'}). {@code toString()}
  * never prints the bytes.
  */
 public sealed interface TupleValue {

@@ -12,7 +12,6 @@ import java.util.stream.Stream;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.postlog.Change;
-import io.postlog.spring.test.PostlogTestUtils;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.Assumptions;
@@ -60,7 +59,7 @@ class StreamingApplicationIntegrationTests {
 				database, "postlog.slot.name=streamed", "postlog.streaming.enabled=true",
 				"postlog.streaming.memory=64KB", "postlog.streaming.spill-directory=" + this.spillRoot)) {
 			database.execute("INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, 20000) g");
-			PostlogTestUtils.awaitCaughtUp(context, TIMEOUT);
+			CaughtUp.await(context, TIMEOUT);
 			assertThat(context.getBean(Big.class).count).hasValue(20000);
 
 			MeterRegistry meters = context.getBean(MeterRegistry.class);

@@ -8,6 +8,8 @@ import io.postlog.TableId;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.heartbeat.HeartbeatWriter;
+import io.postlog.spring.PgListenerErrorHandler;
+import io.postlog.spring.PostlogDeadLetterErrorHandler;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
@@ -60,16 +62,52 @@ public final class PostlogAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean(PostlogConnectionDetails.class)
+	PostlogConnectionDetails postlogConnectionDetails(PostlogProperties properties,
+			ObjectProvider<JdbcConnectionDetails> connectionDetails) {
+		if (properties.getDatasource().getUrl() != null) {
+			return new PropertiesPostlogConnectionDetails(properties.getDatasource());
+		}
+		JdbcConnectionDetails jdbc = connectionDetails.getIfAvailable();
+		if (jdbc == null) {
+			throw new InvalidConfigurationPropertyValueException("postlog.datasource.url", null,
+					"The application has no JdbcConnectionDetails to take the replication connection from; "
+							+ "set postlog.datasource.url, username and password");
+		}
+		return new JdbcPostlogConnectionDetails(jdbc);
+	}
+
+	@Bean
 	@ConditionalOnMissingBean
 	PostlogListenerRegistry postlogListenerRegistry(PostlogProperties properties, DataSource dataSource,
-			ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<ConsumerListener> listeners,
-			ApplicationEventPublisher publisher) {
+			PostlogConnectionDetails connectionDetails, ObjectProvider<ConsumerListener> listeners,
+			ObjectProvider<PostlogListenerRegistry.GroupObserver> groupObservers,
+			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ApplicationEventPublisher publisher) {
 		requireSupported(properties);
-		ReplicationConnectionFactory connectionFactory = replicationConnectionFactory(properties,
-				connectionDetails.getIfAvailable());
+		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
+				connectionDetails.getUsername(), connectionDetails.getPassword());
 		return new PostlogListenerRegistry(
 				new PostlogConsumerSetup(properties, dataSource, connectionFactory, publisher),
-				listeners.orderedStream().toList());
+				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
+				defaultErrorHandler(properties, deadLetter));
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "postlog.listener.error-handler", havingValue = "dead-letter")
+	PostlogDeadLetterErrorHandler postlogDeadLetterErrorHandler(PostlogProperties properties, DataSource dataSource) {
+		PostlogDeadLetterErrorHandler handler = new PostlogDeadLetterErrorHandler(new JdbcTemplate(dataSource),
+				properties::slotName);
+		handler.createTableIfMissing();
+		return handler;
+	}
+
+	private static PgListenerErrorHandler defaultErrorHandler(PostlogProperties properties,
+			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter) {
+		return switch (properties.getListener().getErrorHandler()) {
+			case STOP -> PgListenerErrorHandler.STOP;
+			case SKIP -> PgListenerErrorHandler.SKIP;
+			case DEAD_LETTER -> deadLetter.getObject();
+		};
 	}
 
 	@Bean
@@ -96,22 +134,6 @@ public final class PostlogAutoConfiguration {
 		HeartbeatWriter writer = new HeartbeatWriter(properties.getSlot().getName(), tracker.instance(),
 				TableId.parse(heartbeat.getTable()));
 		return new PostlogHeartbeat(dataSource, heartbeat.getInterval(), writer, tracker);
-	}
-
-	private static ReplicationConnectionFactory replicationConnectionFactory(PostlogProperties properties,
-			JdbcConnectionDetails connectionDetails) {
-		PostlogProperties.Datasource datasource = properties.getDatasource();
-		if (datasource.getUrl() != null) {
-			return ReplicationConnectionFactory.of(datasource.getUrl(), datasource.getUsername(),
-					datasource.getPassword());
-		}
-		if (connectionDetails == null) {
-			throw new InvalidConfigurationPropertyValueException("postlog.datasource.url", null,
-					"The application has no JdbcConnectionDetails to take the replication connection from; "
-							+ "set postlog.datasource.url, username and password");
-		}
-		return ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(), connectionDetails.getUsername(),
-				connectionDetails.getPassword());
 	}
 
 	private static void requireSupported(PostlogProperties properties) {

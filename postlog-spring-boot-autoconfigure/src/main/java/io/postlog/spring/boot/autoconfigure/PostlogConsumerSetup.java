@@ -10,15 +10,20 @@ import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
+import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.stream.ReplicationConnectionFactory;
 
 import org.springframework.context.ApplicationEventPublisher;
 
 /**
- * Sets up the slot and publication on the application's {@link DataSource} and configures
- * the consumer from {@link PostlogProperties}. The replication connection is always a
- * fresh one per (re)connect, never from the pool.
+ * Plans each consumer group from {@link PostlogProperties}: its slot and publication
+ * ({@code postlog.slot.name} for the default group, {@code postlog.groups.<name>.*} or
+ * {@code postlog_<name>} for the others), its tables ({@code postlog.tables} for the
+ * default group, else the listeners' tables), and a consumer builder that sets them up on
+ * the application's {@link DataSource}. The replication connection is always a fresh one
+ * per (re)connect, never from the pool.
  */
 final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetup {
 
@@ -39,26 +44,29 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 	}
 
 	@Override
-	public ReplicationConsumer.Builder prepare(List<TableId> listenerTables) {
-		List<TableId> tables = publishedTables(listenerTables);
+	public PostlogListenerRegistry.GroupPlan prepare(String group, List<TableId> listenerTables) {
+		List<TableId> tables = publishedTables(group, listenerTables);
+		String slotName = this.properties.slotName(group);
+		String publicationName = this.properties.publicationName(group);
 		// Checked here so that a bad name fails start-up with InvalidIdentifierException,
 		// before any SQL.
-		PgIdentifiers.requireSlotName(this.properties.getSlot().getName());
-		PgIdentifiers.requireName("publication", this.properties.getPublication().getName());
+		PgIdentifiers.requireSlotName(slotName);
+		PgIdentifiers.requireName("publication", publicationName);
 		for (TableId table : tables) {
 			PgIdentifiers.requireName("schema", table.schema());
 			PgIdentifiers.requireName("table", table.name());
 		}
-		tables = this.preparation.prepare(tables);
+		tables = this.preparation.prepare(slotName, publicationName, PostlogConsumerGroup.DEFAULT.equals(group),
+				tables);
 		PostlogProperties.Retry retry = this.properties.getRetry();
 		// The consumer's start() checks wal_level and creates the slot and publication on
 		// the calling thread, so a set-up fault fails the application's start-up.
 		ReplicationConsumer.Builder builder = ReplicationConsumer.builder()
 			.connectionFactory(this.connectionFactory)
 			.adminDataSource(this.dataSource)
-			.slotName(this.properties.getSlot().getName())
+			.slotName(slotName)
 			.slotLifecycle(this.properties.getSlot().getLifecycle())
-			.publicationName(this.properties.getPublication().getName())
+			.publicationName(publicationName)
 			.publicationMode(this.properties.getPublication().getMode())
 			.tables(tables)
 			.binary(this.properties.isBinary())
@@ -69,7 +77,9 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.maxUnacknowledged(this.properties.getDelivery().getMaxUnacknowledged())
 			.readAhead(1024, this.properties.getDelivery().getReadAhead().toBytes())
 			.maxTransactionChanges(this.properties.getMaxTransactionChanges());
-		return streaming(builder);
+		return new PostlogListenerRegistry.GroupPlan(streaming(builder),
+				new PostlogSlotMonitor(this.dataSource, slotName, publicationName),
+				this.properties.getPublication().getMode(), tables, this.dataSource);
 	}
 
 	private ReplicationConsumer.Builder streaming(ReplicationConsumer.Builder builder) {
@@ -82,8 +92,8 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 		return builder.streaming(streaming.getMemory().toBytes(), spillDirectory, streaming.getMaxSpill().toBytes());
 	}
 
-	private List<TableId> publishedTables(List<TableId> listenerTables) {
-		if (this.properties.getTables().isEmpty()) {
+	private List<TableId> publishedTables(String group, List<TableId> listenerTables) {
+		if (!PostlogConsumerGroup.DEFAULT.equals(group) || this.properties.getTables().isEmpty()) {
 			return listenerTables;
 		}
 		List<TableId> tables = new ArrayList<>();

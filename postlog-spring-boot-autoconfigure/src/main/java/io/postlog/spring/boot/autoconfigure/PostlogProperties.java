@@ -3,7 +3,9 @@ package io.postlog.spring.boot.autoconfigure;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
@@ -78,6 +80,51 @@ public class PostlogProperties {
 	private final Delivery delivery = new Delivery();
 
 	private final Streaming streaming = new Streaming();
+
+	private final Listener listener = new Listener();
+
+	/**
+	 * Consumer groups by name, each with a slot and publication of its own.
+	 */
+	private final Map<String, Group> groups = new LinkedHashMap<>();
+
+	public Listener getListener() {
+		return this.listener;
+	}
+
+	public Map<String, Group> getGroups() {
+		return this.groups;
+	}
+
+	/**
+	 * Returns the slot of a consumer group.
+	 * @param group the group, empty for the default group
+	 * @return {@code slot.name} for the default group, else
+	 * {@code groups.<name>.slot.name} or {@code postlog_<name>}
+	 */
+	public String slotName(String group) {
+		if (group.isEmpty()) {
+			return this.slot.getName();
+		}
+		Group settings = this.groups.get(group);
+		return (settings != null && settings.getSlot().getName() != null) ? settings.getSlot().getName()
+				: "postlog_" + group;
+	}
+
+	/**
+	 * Returns the publication of a consumer group.
+	 * @param group the group, empty for the default group
+	 * @return {@code publication.name} for the default group, else
+	 * {@code groups.<name>.publication.name} or {@code postlog_<name>}
+	 */
+	public String publicationName(String group) {
+		if (group.isEmpty()) {
+			return this.publication.getName();
+		}
+		Group settings = this.groups.get(group);
+		return (settings != null && settings.getPublication().getName() != null) ? settings.getPublication().getName()
+				: "postlog_" + group;
+	}
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -222,6 +269,106 @@ public class PostlogProperties {
 
 		public void setReadAhead(DataSize readAhead) {
 			this.readAhead = readAhead;
+		}
+
+	}
+
+	/**
+	 * Listener settings.
+	 */
+	public static class Listener {
+
+		/**
+		 * What happens to a change a listener kept failing on once its retries ran out,
+		 * for listeners that name no error handler of their own.
+		 */
+		private ErrorHandler errorHandler = ErrorHandler.STOP;
+
+		public ErrorHandler getErrorHandler() {
+			return this.errorHandler;
+		}
+
+		public void setErrorHandler(ErrorHandler errorHandler) {
+			this.errorHandler = errorHandler;
+		}
+
+	}
+
+	/**
+	 * Built-in listener error handlers.
+	 */
+	public enum ErrorHandler {
+
+		/**
+		 * Stop the listener's group (FAILED); nothing past the change is acknowledged.
+		 */
+		STOP,
+
+		/** Log the change, count it in postlog.listener.skipped and go on. */
+		SKIP,
+
+		/** Write the change to postlog_dead_letter, count it, and go on. */
+		DEAD_LETTER
+
+	}
+
+	/**
+	 * A consumer group's settings.
+	 */
+	public static class Group {
+
+		private final GroupSlot slot = new GroupSlot();
+
+		private final GroupPublication publication = new GroupPublication();
+
+		public GroupSlot getSlot() {
+			return this.slot;
+		}
+
+		public GroupPublication getPublication() {
+			return this.publication;
+		}
+
+	}
+
+	/**
+	 * A consumer group's slot.
+	 */
+	public static class GroupSlot {
+
+		/**
+		 * Name of the group's replication slot; defaults to postlog_ followed by the
+		 * group's name.
+		 */
+		private @Nullable String name;
+
+		public @Nullable String getName() {
+			return this.name;
+		}
+
+		public void setName(@Nullable String name) {
+			this.name = name;
+		}
+
+	}
+
+	/**
+	 * A consumer group's publication.
+	 */
+	public static class GroupPublication {
+
+		/**
+		 * Name of the group's publication; defaults to postlog_ followed by the group's
+		 * name.
+		 */
+		private @Nullable String name;
+
+		public @Nullable String getName() {
+			return this.name;
+		}
+
+		public void setName(@Nullable String name) {
+			this.name = name;
 		}
 
 	}

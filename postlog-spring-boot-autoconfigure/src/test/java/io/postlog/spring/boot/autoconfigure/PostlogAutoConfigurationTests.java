@@ -20,7 +20,9 @@ import io.postlog.spring.boot.actuate.PostlogEndpoint;
 import io.postlog.spring.boot.autoconfigure.endpoint.PostlogEndpointAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.health.PostlogHealthContributorAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.metrics.PostlogMetricsAutoConfiguration;
-import io.postlog.spring.boot.health.PostlogHealthIndicator;
+import io.postlog.spring.PgListenerErrorHandler;
+import io.postlog.spring.PostlogDeadLetterErrorHandler;
+import io.postlog.spring.boot.health.PostlogHealthContributor;
 import io.postlog.spring.boot.metrics.PostlogMetrics;
 import io.postlog.spring.boot.metrics.PostlogStreamingMetrics;
 import org.junit.jupiter.api.Test;
@@ -62,7 +64,7 @@ class PostlogAutoConfigurationTests {
 		this.runner.withPropertyValues("postlog.enabled=false")
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(PostlogListenerRegistry.class)
-				.doesNotHaveBean(PostlogHealthIndicator.class)
+				.doesNotHaveBean(PostlogHealthContributor.class)
 				.doesNotHaveBean(PostlogMetrics.class));
 	}
 
@@ -71,7 +73,7 @@ class PostlogAutoConfigurationTests {
 		this.runner.run((context) -> assertThat(context).hasNotFailed()
 			.hasSingleBean(PostlogListenerRegistry.class)
 			.hasSingleBean(PostlogListenerAnnotationBeanPostProcessor.class)
-			.hasBean("postlogHealthIndicator")
+			.hasBean("postlogHealthContributor")
 			.hasSingleBean(PostlogEndpoint.class)
 			.hasSingleBean(PostlogMetrics.class)
 			.hasSingleBean(PostlogStreamingMonitor.class)
@@ -85,7 +87,7 @@ class PostlogAutoConfigurationTests {
 					org.springframework.boot.actuate.endpoint.annotation.Endpoint.class, MeterBinder.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(PostlogListenerRegistry.class)
-				.doesNotHaveBean(PostlogHealthIndicator.class)
+				.doesNotHaveBean(PostlogHealthContributor.class)
 				.doesNotHaveBean(PostlogEndpoint.class)
 				.doesNotHaveBean(PostlogMetrics.class)
 				.doesNotHaveBean(PostlogStreamingMetrics.class));
@@ -94,15 +96,99 @@ class PostlogAutoConfigurationTests {
 	@Test
 	void healthIndicatorCanBeDisabled() {
 		this.runner.withPropertyValues("management.health.postlog.enabled=false")
-			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(PostlogHealthIndicator.class));
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(PostlogHealthContributor.class));
 	}
 
 	@Test
 	void usesAnApplicationDataSourceWhenPostlogDatasourceUrlIsSet() {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PostlogAutoConfiguration.class))
 			.withUserConfiguration(OwnDataSource.class)
-			.withPropertyValues("postlog.datasource.url=" + URL)
-			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(PostlogListenerRegistry.class));
+			.withPropertyValues("postlog.datasource.url=" + URL, "postlog.datasource.username=repl")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(PostlogListenerRegistry.class);
+				PostlogConnectionDetails details = context.getBean(PostlogConnectionDetails.class);
+				assertThat(details).isInstanceOf(PropertiesPostlogConnectionDetails.class);
+				assertThat(details.getJdbcUrl()).isEqualTo(URL);
+				assertThat(details.getUsername()).isEqualTo("repl");
+			});
+	}
+
+	@Test
+	void connectionDetailsDefaultToTheApplicationsJdbcConnectionDetails() {
+		this.runner.withPropertyValues("spring.datasource.username=app").run((context) -> {
+			PostlogConnectionDetails details = context.getBean(PostlogConnectionDetails.class);
+			assertThat(details).isInstanceOf(JdbcPostlogConnectionDetails.class);
+			assertThat(details.getJdbcUrl()).isEqualTo(URL);
+			assertThat(details.getUsername()).isEqualTo("app");
+		});
+	}
+
+	@Test
+	void aConnectionDetailsBeanOfTheApplicationWins() {
+		this.runner.withBean(PostlogConnectionDetails.class, () -> new PostlogConnectionDetails() {
+
+			@Override
+			public String getJdbcUrl() {
+				return "jdbc:postgresql://replica/app";
+			}
+
+			@Override
+			public String getUsername() {
+				return "cdc";
+			}
+
+			@Override
+			public String getPassword() {
+				return null;
+			}
+
+		})
+			.run((context) -> assertThat(context.getBean(PostlogConnectionDetails.class).getJdbcUrl())
+				.isEqualTo("jdbc:postgresql://replica/app"));
+	}
+
+	@Test
+	void createsTheDeadLetterHandlerOnlyWhenItIsTheDefault() {
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean(PostlogDeadLetterErrorHandler.class));
+		this.runner.withPropertyValues("postlog.listener.error-handler=skip")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(PostlogDeadLetterErrorHandler.class)
+				.doesNotHaveBean(PgListenerErrorHandler.class));
+	}
+
+	@Test
+	void bindsGroupsAndDerivesTheirSlotAndPublicationNames() {
+		this.runner
+			.withPropertyValues("postlog.groups.search.slot.name=search_slot",
+					"postlog.groups.search.publication.name=search_pub", "postlog.groups.audit.slot.name=audit_slot",
+					"postlog.listener.error-handler=skip")
+			.run((context) -> {
+				PostlogProperties properties = context.getBean(PostlogProperties.class);
+				assertThat(properties.slotName("")).isEqualTo("postlog");
+				assertThat(properties.publicationName("")).isEqualTo("postlog");
+				assertThat(properties.slotName("search")).isEqualTo("search_slot");
+				assertThat(properties.publicationName("search")).isEqualTo("search_pub");
+				assertThat(properties.slotName("audit")).isEqualTo("audit_slot");
+				assertThat(properties.publicationName("audit")).isEqualTo("postlog_audit");
+				assertThat(properties.slotName("other")).isEqualTo("postlog_other");
+				assertThat(properties.getListener().getErrorHandler()).isEqualTo(PostlogProperties.ErrorHandler.SKIP);
+			});
+	}
+
+	@Test
+	void disabledPostlogOnlyChecksForItsLeftoverSlots() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, PostlogAutoConfiguration.class,
+					PostlogDisabledAutoConfiguration.class))
+			.withPropertyValues("spring.datasource.url=" + URL, "postlog.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(PostlogDisabledNotice.class)
+				.doesNotHaveBean(PostlogListenerRegistry.class));
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(DataSourceAutoConfiguration.class, PostlogDisabledAutoConfiguration.class))
+			.withPropertyValues("spring.datasource.url=" + URL)
+			.run((context) -> assertThat(context).doesNotHaveBean(PostlogDisabledNotice.class));
 	}
 
 	@Test
@@ -192,6 +278,8 @@ class PostlogAutoConfigurationTests {
 			assertThat(properties.getMaxTransactionChanges()).isEqualTo(100_000);
 			assertThat(properties.getHealth().getMaxLag()).isNull();
 			assertThat(properties.getCheckpoint().getStore()).isEqualTo(PostlogProperties.CheckpointStore.SLOT);
+			assertThat(properties.getListener().getErrorHandler()).isEqualTo(PostlogProperties.ErrorHandler.STOP);
+			assertThat(properties.getGroups()).isEmpty();
 			assertThat(properties.getSlot().isFailover()).isFalse();
 			assertThat(properties.getSlot().getOnLost()).isEqualTo(LostSlotAction.FAIL);
 			assertThat(properties.getHeartbeat().getTimeout()).isNull();
@@ -238,7 +326,8 @@ class PostlogAutoConfigurationTests {
 				"postlog.checkpoint.store", "postlog.slot.failover", "postlog.slot.on-lost",
 				"postlog.heartbeat.timeout", "postlog.heartbeat.table", "postlog.health.max-retained",
 				"postlog.health.max-retained-ratio", "postlog.streaming.enabled", "postlog.streaming.memory",
-				"postlog.streaming.spill-directory", "postlog.streaming.max-spill");
+				"postlog.streaming.spill-directory", "postlog.streaming.max-spill", "postlog.listener.error-handler",
+				"postlog.groups");
 		assertThat(properties).filteredOn((p) -> ((String) p.get("name")).startsWith("postlog."))
 			.allSatisfy((p) -> assertThat(p.get("description")).as((String) p.get("name")).isNotNull());
 		List<Map<String, Object>> hints = (List<Map<String, Object>>) metadata.get("hints");
@@ -250,7 +339,7 @@ class PostlogAutoConfigurationTests {
 			.containsExactly("existing", "create-if-missing", "temporary", "owned");
 		assertThat(hints).extracting((h) -> h.get("name"))
 			.contains("postlog.publication.mode", "postlog.decoder", "postlog.snapshot.mode",
-					"postlog.checkpoint.store", "postlog.slot.on-lost");
+					"postlog.checkpoint.store", "postlog.slot.on-lost", "postlog.listener.error-handler");
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -29,8 +29,8 @@ public final class PostlogMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PostlogMetrics postlogMetrics(PostlogSlotMonitor monitor, ObjectProvider<HeartbeatTracker> heartbeats) {
-		PostlogMetrics metrics = new PostlogMetrics(monitor);
+	PostlogMetrics postlogMetrics(ObjectProvider<HeartbeatTracker> heartbeats) {
+		PostlogMetrics metrics = new PostlogMetrics();
 		heartbeats.ifAvailable((tracker) -> tracker.addListener(metrics));
 		return metrics;
 	}

@@ -22,6 +22,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
@@ -55,11 +56,13 @@ public final class PostlogAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	PostlogListenerRegistry postlogListenerRegistry(PostlogProperties properties, DataSource dataSource,
-			ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<ConsumerListener> listeners) {
+			ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<ConsumerListener> listeners,
+			ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = replicationConnectionFactory(properties,
 				connectionDetails.getIfAvailable());
-		return new PostlogListenerRegistry(new PostlogConsumerSetup(properties, dataSource, connectionFactory),
+		return new PostlogListenerRegistry(
+				new PostlogConsumerSetup(properties, dataSource, connectionFactory, transactionManagers),
 				listeners.orderedStream().toList());
 	}
 
@@ -94,9 +97,15 @@ public final class PostlogAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode",
 					properties.getSnapshot().getMode(), "The initial snapshot is not supported yet; use never");
 		}
-		if (properties.getCheckpoint().getStore() != PostlogProperties.CheckpointStore.SLOT) {
-			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.store",
-					properties.getCheckpoint().getStore(), "This checkpoint store is not supported yet; use slot");
+		PostlogProperties.Checkpoint checkpoint = properties.getCheckpoint();
+		if (checkpoint.getBatchTransactions() < 1) {
+			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.batch-transactions",
+					checkpoint.getBatchTransactions(), "A sink transaction covers at least 1 source transaction");
+		}
+		if (checkpoint.getBatchMaxDelay() == null || checkpoint.getBatchMaxDelay().isNegative()
+				|| checkpoint.getBatchMaxDelay().isZero()) {
+			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.batch-max-delay",
+					checkpoint.getBatchMaxDelay(), "The delay must be positive");
 		}
 	}
 

@@ -72,6 +72,28 @@ class FailureAnalyzersIntegrationTests {
 		assertThat(output).contains("created with another output plugin", "decoding_slot", "pg_drop_replication_slot");
 	}
 
+	@Test
+	void missingCheckpointTableThatMayNotBeCreatedExplainsTheDdl(PostgresDatabase database, CapturedOutput output) {
+		database.execute("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY)");
+		failToStart(database, "--postlog.slot.name=no_checkpoint", "--postlog.checkpoint.store=jdbc",
+				"--postlog.checkpoint.table=absent_checkpoint", "--postlog.checkpoint.create-table=false");
+		assertThat(output).contains("postlog.checkpoint.store=jdbc could not set up its checkpoint",
+				"absent_checkpoint", "CREATE TABLE IF NOT EXISTS \"absent_checkpoint\" (slot_name text PRIMARY KEY",
+				"grant the application's role SELECT, INSERT and UPDATE");
+		assertThat(slotExists(database, "no_checkpoint")).as("the slot is not created before the check").isFalse();
+	}
+
+	private static boolean slotExists(PostgresDatabase database, String slot) {
+		try (java.sql.Connection connection = database.connect();
+				java.sql.ResultSet rows = connection.createStatement()
+					.executeQuery("SELECT 1 FROM pg_replication_slots WHERE slot_name = '" + slot + "'")) {
+			return rows.next();
+		}
+		catch (java.sql.SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	private static void failToStart(PostgresDatabase database, String... extra) {
 		SpringApplication application = new SpringApplication(BrokenApplication.class);
 		application.setWebApplicationType(WebApplicationType.NONE);

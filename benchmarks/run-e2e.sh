@@ -9,7 +9,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,spring-change,spring-record,debezium-connect,debezium-json
+ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,spring-change,spring-record,spring-sink-slot,spring-sink-jdbc,debezium-connect,debezium-json
 ROWS=1000000
 RUNS=3
 LEGS=$ALL_LEGS
@@ -161,6 +161,8 @@ leg_command() { # leg slot expected latency ready
 		core-text) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=false ;;
 		spring-change) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=change ;;
 		spring-record) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=record ;;
+		spring-sink-slot | spring-sink-jdbc) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SinkLeg "${common[@]}" \
+			store="${leg#spring-sink-}" batch=100 sink="sink_$slot" ;;
 		debezium-connect | debezium-json) echo "${JAVA[@]}" io.postlog.benchmarks.debezium.DebeziumLeg "${common[@]}" \
 			host=127.0.0.1 port="$PORT" database=bench format="${leg#debezium-}" leg="$leg" ;;
 	esac
@@ -172,6 +174,8 @@ run_leg() {
 	slot=$(slot_name "$leg" "$run")
 	local out="$WORK/legs/$leg-$run.log" timing="$WORK/legs/$leg-$run.time"
 	local cmd
+	# A sink leg writes one row per change into a table of its own.
+	case "$leg" in spring-sink-*) sql "CREATE TABLE sink_$slot (id bigint, op text)" ;; esac
 	read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$EXPECTED" false "")"
 	local start end
 	start=$(date +%s.%N)

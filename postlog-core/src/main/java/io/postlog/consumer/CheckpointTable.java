@@ -204,11 +204,14 @@ public final class CheckpointTable {
 		}
 	}
 
-	private PostlogException failure(String what, SQLException ex) {
+	/**
+	 * Translates a failure on the sink's connection: a lost connection is retried without
+	 * a limit, like a lost replication connection; the message is value-free.
+	 */
+	PostlogException failure(String what, SQLException ex) {
 		String message = what + " of slot " + this.slotName + " in table " + printableName() + " failed ("
 				+ PgErrors.describe(ex) + ")";
 		if (PgErrors.isConnectionFailure(ex)) {
-			// Retried without a limit, like a lost replication connection.
 			return new ConnectionLostException(message, ex);
 		}
 		return new CheckpointStoreException(message, ex);

@@ -10,8 +10,6 @@ import javax.sql.DataSource;
 
 import io.postlog.Lsn;
 import io.postlog.PostlogException;
-import io.postlog.admin.ConnectionLostException;
-import io.postlog.admin.PgErrors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -222,9 +220,7 @@ public final class JdbcCheckpointStore implements CheckpointStore {
 	}
 
 	private PostlogException failure(String what, SQLException ex) {
-		String message = what + " of " + this.table + " failed (" + PgErrors.describe(ex) + ")";
-		return PgErrors.isConnectionFailure(ex) ? new ConnectionLostException(message, ex)
-				: new CheckpointStoreException(message, ex);
+		return this.table.failure(what, ex);
 	}
 
 	private Connection guard(Connection target) {

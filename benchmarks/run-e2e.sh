@@ -10,7 +10,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,core-streaming,spring-change,spring-record,debezium-connect,debezium-json
+ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,core-streaming,spring-change,spring-record,spring-sink-slot,spring-sink-jdbc,debezium-connect,debezium-json
 ROWS=1000000
 RUNS=3
 LEGS=$ALL_LEGS
@@ -171,6 +171,8 @@ leg_command() { # leg slot expected latency ready
 			spill="$WORK/spill" ;;
 		spring-change) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=change ;;
 		spring-record) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=record ;;
+		spring-sink-slot | spring-sink-jdbc) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SinkLeg "${common[@]}" \
+			store="${leg#spring-sink-}" batch=100 sink="sink_$slot" ;;
 		debezium-connect | debezium-json) echo "${JAVA[@]}" io.postlog.benchmarks.debezium.DebeziumLeg "${common[@]}" \
 			host=127.0.0.1 port="$PORT" database=bench format="${leg#debezium-}" leg="$leg" ;;
 	esac
@@ -182,6 +184,8 @@ run_leg() {
 	slot=$(slot_name "$leg" "$run")
 	local out="$WORK/legs/$leg-$run.log" timing="$WORK/legs/$leg-$run.time"
 	local cmd
+	# A sink leg writes one row per change into a table of its own.
+	case "$leg" in spring-sink-*) sql "CREATE TABLE sink_$slot (id bigint, op text)" ;; esac
 	read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$EXPECTED" false "")"
 	local start end
 	start=$(date +%s.%N)

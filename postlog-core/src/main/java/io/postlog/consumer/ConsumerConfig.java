@@ -105,12 +105,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		if (checkpointStore.transactional()) {
 			for (Subscription subscription : subscriptions) {
 				if (subscription.concurrency() > 1 || subscription.acknowledging()) {
-					throw new ReplicationConsumerException("Subscription '" + subscription.id() + "' "
-							+ ((subscription.concurrency() > 1) ? "runs on " + subscription.concurrency() + " lanes"
-									: "acknowledges itself")
-							+ ", which a transactional checkpoint store (" + checkpointStore + ") cannot allow: "
-							+ "each source transaction must be handled, serially and completely, inside one sink "
-							+ "transaction; use concurrency 1 without an Acknowledgment, or the slot-only store");
+					throw new IncompatibleSubscriptionException(subscription, checkpointStore);
 				}
 			}
 		}

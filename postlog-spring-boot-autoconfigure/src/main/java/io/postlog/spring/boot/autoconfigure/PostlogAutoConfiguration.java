@@ -30,6 +30,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -82,12 +83,13 @@ public final class PostlogAutoConfiguration {
 	PostlogListenerRegistry postlogListenerRegistry(PostlogProperties properties, DataSource dataSource,
 			PostlogConnectionDetails connectionDetails, ObjectProvider<ConsumerListener> listeners,
 			ObjectProvider<PostlogListenerRegistry.GroupObserver> groupObservers,
-			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ApplicationEventPublisher publisher) {
+			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ApplicationEventPublisher publisher,
+			ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
 				connectionDetails.getUsername(), connectionDetails.getPassword());
 		return new PostlogListenerRegistry(
-				new PostlogConsumerSetup(properties, dataSource, connectionFactory, publisher),
+				new PostlogConsumerSetup(properties, dataSource, connectionFactory, publisher, transactionManagers),
 				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
 				defaultErrorHandler(properties, deadLetter));
 	}
@@ -145,9 +147,15 @@ public final class PostlogAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode",
 					properties.getSnapshot().getMode(), "The initial snapshot is not supported yet; use never");
 		}
-		if (properties.getCheckpoint().getStore() != PostlogProperties.CheckpointStore.SLOT) {
-			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.store",
-					properties.getCheckpoint().getStore(), "This checkpoint store is not supported yet; use slot");
+		PostlogProperties.Checkpoint checkpoint = properties.getCheckpoint();
+		if (checkpoint.getBatchTransactions() < 1) {
+			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.batch-transactions",
+					checkpoint.getBatchTransactions(), "A sink transaction covers at least 1 source transaction");
+		}
+		if (checkpoint.getBatchMaxDelay() == null || checkpoint.getBatchMaxDelay().isNegative()
+				|| checkpoint.getBatchMaxDelay().isZero()) {
+			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.batch-max-delay",
+					checkpoint.getBatchMaxDelay(), "The delay must be positive");
 		}
 	}
 

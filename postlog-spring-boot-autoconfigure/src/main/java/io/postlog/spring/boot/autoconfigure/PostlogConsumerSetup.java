@@ -15,7 +15,13 @@ import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.stream.ReplicationConnectionFactory;
 
+import io.postlog.consumer.CheckpointStoreException;
+import io.postlog.consumer.CheckpointTable;
+
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * Plans each consumer group from {@link PostlogProperties}: its slot and publication
@@ -35,12 +41,16 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final SlotPreparation preparation;
 
+	private final ObjectProvider<PlatformTransactionManager> transactionManagers;
+
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
-			ReplicationConnectionFactory connectionFactory, ApplicationEventPublisher publisher) {
+			ReplicationConnectionFactory connectionFactory, ApplicationEventPublisher publisher,
+			ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
 		this.preparation = new SlotPreparation(properties, dataSource, publisher);
+		this.transactionManagers = transactionManagers;
 	}
 
 	@Override
@@ -77,9 +87,44 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.maxUnacknowledged(this.properties.getDelivery().getMaxUnacknowledged())
 			.readAhead(1024, this.properties.getDelivery().getReadAhead().toBytes())
 			.maxTransactionChanges(this.properties.getMaxTransactionChanges());
+		checkpoint(builder, this.properties.getCheckpoint(), slotName);
 		return new PostlogListenerRegistry.GroupPlan(streaming(builder),
 				new PostlogSlotMonitor(this.dataSource, slotName, publicationName),
 				this.properties.getPublication().getMode(), tables, this.dataSource);
+	}
+
+	/**
+	 * Configures the checkpoint store of one consumer (one slot): with {@code jdbc}, a
+	 * store over the application's transaction manager whose table is checked (and
+	 * created if allowed) now, so that a missing table or privilege fails start-up. Each
+	 * group keeps its own row, keyed by its slot.
+	 */
+	private void checkpoint(ReplicationConsumer.Builder builder, PostlogProperties.Checkpoint checkpoint,
+			String slotName) {
+		if (checkpoint.getStore() != PostlogProperties.CheckpointStore.JDBC) {
+			return;
+		}
+		TransactionManagerCheckpointStore store = new TransactionManagerCheckpointStore(transactionManager(),
+				this.dataSource, CheckpointTable.of(checkpoint.getTable(), slotName), checkpoint.isCreateTable());
+		store.initialize();
+		builder.checkpointStore(store)
+			.checkpointBatch(checkpoint.getBatchTransactions(), checkpoint.getBatchMaxDelay());
+	}
+
+	private PlatformTransactionManager transactionManager() {
+		if (this.transactionManagers.stream().findAny().isEmpty()) {
+			// No transaction manager at all (transactions not auto-configured): one over
+			// the application's DataSource, which JdbcTemplate and JdbcClient join.
+			return new DataSourceTransactionManager(this.dataSource);
+		}
+		PlatformTransactionManager unique = this.transactionManagers.getIfUnique();
+		if (unique == null) {
+			throw new CheckpointStoreException(
+					"postlog.checkpoint.store=jdbc runs each sink transaction through the "
+							+ "application's PlatformTransactionManager, but there are several and none is primary",
+					null);
+		}
+		return unique;
 	}
 
 	private ReplicationConsumer.Builder streaming(ReplicationConsumer.Builder builder) {

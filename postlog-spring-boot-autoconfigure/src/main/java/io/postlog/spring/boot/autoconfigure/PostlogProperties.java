@@ -713,9 +713,32 @@ public class PostlogProperties {
 	public static class Checkpoint {
 
 		/**
-		 * Where the delivered position is kept. Only slot is supported so far.
+		 * Where delivery progress is kept: the replication slot only (at least once), or
+		 * also a checkpoint row written in each listener transaction on the application's
+		 * DataSource (effect-once for database sinks).
 		 */
 		private CheckpointStore store = CheckpointStore.SLOT;
+
+		/**
+		 * Checkpoint table of the jdbc store, as table or schema.table; one row per slot.
+		 */
+		private String table = "postlog_checkpoint";
+
+		/**
+		 * Whether the jdbc store creates its checkpoint table when it is missing.
+		 */
+		private boolean createTable = true;
+
+		/**
+		 * Most source transactions one sink transaction of the jdbc store covers.
+		 */
+		private int batchTransactions = 1;
+
+		/**
+		 * Longest time a sink transaction of the jdbc store stays open for more source
+		 * transactions; it commits at once when nothing more is waiting.
+		 */
+		private Duration batchMaxDelay = Duration.ofMillis(100);
 
 		public CheckpointStore getStore() {
 			return this.store;
@@ -725,6 +748,38 @@ public class PostlogProperties {
 			this.store = store;
 		}
 
+		public String getTable() {
+			return this.table;
+		}
+
+		public void setTable(String table) {
+			this.table = table;
+		}
+
+		public boolean isCreateTable() {
+			return this.createTable;
+		}
+
+		public void setCreateTable(boolean createTable) {
+			this.createTable = createTable;
+		}
+
+		public int getBatchTransactions() {
+			return this.batchTransactions;
+		}
+
+		public void setBatchTransactions(int batchTransactions) {
+			this.batchTransactions = batchTransactions;
+		}
+
+		public Duration getBatchMaxDelay() {
+			return this.batchMaxDelay;
+		}
+
+		public void setBatchMaxDelay(Duration batchMaxDelay) {
+			this.batchMaxDelay = batchMaxDelay;
+		}
+
 	}
 
 	/**
@@ -732,12 +787,12 @@ public class PostlogProperties {
 	 */
 	public enum CheckpointStore {
 
-		/** The replication slot's confirmed position. */
+		/** The replication slot's confirmed position: at least once. */
 		SLOT,
 
 		/**
-		 * A postlog_checkpoint table written in the listener's transaction (not supported
-		 * yet).
+		 * A checkpoint table written in the listeners' transaction, through the
+		 * application's transaction manager: effect-once for database sinks.
 		 */
 		JDBC
 

@@ -145,6 +145,17 @@ class FailureAnalyzersIntegrationTests {
 				+ "from DELETE images, which carry only the replica identity columns (line_no)");
 	}
 
+	@Test
+	void missingCheckpointTableThatMayNotBeCreatedExplainsTheDdl(PostgresDatabase database, CapturedOutput output) {
+		database.execute("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY)");
+		failToStart(database, "--postlog.slot.name=no_checkpoint", "--postlog.checkpoint.store=jdbc",
+				"--postlog.checkpoint.table=absent_checkpoint", "--postlog.checkpoint.create-table=false");
+		assertThat(output).contains("postlog.checkpoint.store=jdbc could not set up its checkpoint",
+				"absent_checkpoint", "CREATE TABLE IF NOT EXISTS \"absent_checkpoint\" (slot_name text PRIMARY KEY",
+				"grant the application's role SELECT, INSERT and UPDATE");
+		assertThat(slotExists(database, "no_checkpoint")).as("the slot is not created before the check").isFalse();
+	}
+
 	private static boolean slotExists(PostgresDatabase database, String slot) {
 		try (java.sql.Connection connection = database.connect();
 				java.sql.PreparedStatement statement = connection

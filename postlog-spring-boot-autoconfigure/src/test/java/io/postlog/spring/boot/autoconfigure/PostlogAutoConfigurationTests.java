@@ -296,15 +296,56 @@ class PostlogAutoConfigurationTests {
 	}
 
 	@Test
-	void refusesDecodersSnapshotsAndCheckpointStoresNotSupportedYet() {
+	void refusesDecodersAndSnapshotsNotSupportedYet() {
 		for (String property : List.of("postlog.decoder=wal2json", "postlog.decoder=pglogical",
-				"postlog.snapshot.mode=initial", "postlog.checkpoint.store=jdbc")) {
+				"postlog.snapshot.mode=initial")) {
 			this.runner.withPropertyValues(property)
 				.run((context) -> assertThat(context).getFailure()
 					.rootCause()
 					.isInstanceOf(InvalidConfigurationPropertyValueException.class)
 					.hasMessageContaining(property.substring(0, property.indexOf('=')))
 					.hasMessageContaining("not supported"));
+		}
+	}
+
+	@Test
+	void bindsTheCheckpointProperties() {
+		this.runner
+			.withPropertyValues("postlog.checkpoint.store=jdbc", "postlog.checkpoint.table=sink.checkpoints",
+					"postlog.checkpoint.create-table=false", "postlog.checkpoint.batch-transactions=100",
+					"postlog.checkpoint.batch-max-delay=250ms")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				PostlogProperties.Checkpoint checkpoint = context.getBean(PostlogProperties.class).getCheckpoint();
+				assertThat(checkpoint.getStore()).isEqualTo(PostlogProperties.CheckpointStore.JDBC);
+				assertThat(checkpoint.getTable()).isEqualTo("sink.checkpoints");
+				assertThat(checkpoint.isCreateTable()).isFalse();
+				assertThat(checkpoint.getBatchTransactions()).isEqualTo(100);
+				assertThat(checkpoint.getBatchMaxDelay()).isEqualTo(Duration.ofMillis(250));
+			});
+	}
+
+	@Test
+	void checkpointDefaultsToTheSlotWithAOneTransactionBatch() {
+		this.runner.run((context) -> {
+			PostlogProperties.Checkpoint checkpoint = context.getBean(PostlogProperties.class).getCheckpoint();
+			assertThat(checkpoint.getStore()).isEqualTo(PostlogProperties.CheckpointStore.SLOT);
+			assertThat(checkpoint.getTable()).isEqualTo("postlog_checkpoint");
+			assertThat(checkpoint.isCreateTable()).isTrue();
+			assertThat(checkpoint.getBatchTransactions()).isEqualTo(1);
+			assertThat(checkpoint.getBatchMaxDelay()).isEqualTo(Duration.ofMillis(100));
+		});
+	}
+
+	@Test
+	void refusesAnEmptyCheckpointBatch() {
+		for (String property : List.of("postlog.checkpoint.batch-transactions=0",
+				"postlog.checkpoint.batch-max-delay=0s")) {
+			this.runner.withPropertyValues("postlog.checkpoint.store=jdbc", property)
+				.run((context) -> assertThat(context).getFailure()
+					.rootCause()
+					.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+					.hasMessageContaining(property.substring(0, property.indexOf('='))));
 		}
 	}
 
@@ -323,11 +364,12 @@ class PostlogAutoConfigurationTests {
 				"postlog.retry.max-interval", "postlog.retry.max-attempts", "postlog.status-interval",
 				"postlog.heartbeat.interval", "postlog.max-transaction-changes", "postlog.health.max-lag",
 				"postlog.datasource.url", "postlog.datasource.username", "postlog.datasource.password",
-				"postlog.checkpoint.store", "postlog.slot.failover", "postlog.slot.on-lost",
-				"postlog.heartbeat.timeout", "postlog.heartbeat.table", "postlog.health.max-retained",
-				"postlog.health.max-retained-ratio", "postlog.streaming.enabled", "postlog.streaming.memory",
-				"postlog.streaming.spill-directory", "postlog.streaming.max-spill", "postlog.listener.error-handler",
-				"postlog.groups");
+				"postlog.checkpoint.store", "postlog.checkpoint.table", "postlog.checkpoint.create-table",
+				"postlog.checkpoint.batch-transactions", "postlog.checkpoint.batch-max-delay", "postlog.slot.failover",
+				"postlog.slot.on-lost", "postlog.heartbeat.timeout", "postlog.heartbeat.table",
+				"postlog.health.max-retained", "postlog.health.max-retained-ratio", "postlog.streaming.enabled",
+				"postlog.streaming.memory", "postlog.streaming.spill-directory", "postlog.streaming.max-spill",
+				"postlog.listener.error-handler", "postlog.groups");
 		assertThat(properties).filteredOn((p) -> ((String) p.get("name")).startsWith("postlog."))
 			.allSatisfy((p) -> assertThat(p.get("description")).as((String) p.get("name")).isNotNull());
 		List<Map<String, Object>> hints = (List<Map<String, Object>>) metadata.get("hints");

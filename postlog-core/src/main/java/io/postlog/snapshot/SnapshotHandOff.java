@@ -73,8 +73,6 @@ public final class SnapshotHandOff implements AutoCloseable {
 
 	private final TableId markerTable;
 
-	private final int serverVersion;
-
 	private final Method method;
 
 	private @Nullable Decision decision;
@@ -86,14 +84,12 @@ public final class SnapshotHandOff implements AutoCloseable {
 	private boolean closed;
 
 	private SnapshotHandOff(Connection replication, String slotName, SlotLifecycle lifecycle, TableId markerTable,
-			int serverVersion) {
+			Method method) {
 		this.replication = replication;
 		this.slotName = slotName;
 		this.lifecycle = lifecycle;
 		this.markerTable = markerTable;
-		this.serverVersion = serverVersion;
-		this.method = (lifecycle == SlotLifecycle.TEMPORARY) ? Method.TEMPORARY_SLOT
-				: (serverVersion >= COPY_SLOT_VERSION) ? Method.COPY_TEMPORARY_SLOT : Method.MARKER_TABLE;
+		this.method = method;
 	}
 
 	/**
@@ -110,6 +106,15 @@ public final class SnapshotHandOff implements AutoCloseable {
 	 */
 	public static SnapshotHandOff open(Connection replicationConnection, String slotName, SlotLifecycle lifecycle,
 			TableId markerTable) {
+		return open(replicationConnection, slotName, lifecycle, markerTable, null);
+	}
+
+	/**
+	 * Starts a hand-off with a given method for a permanent slot, so that the marker
+	 * table's path is tested on servers that could copy the slot too.
+	 */
+	static SnapshotHandOff open(Connection replicationConnection, String slotName, SlotLifecycle lifecycle,
+			TableId markerTable, @Nullable Method permanentMethod) {
 		Objects.requireNonNull(replicationConnection, "replicationConnection");
 		try {
 			PgIdentifiers.requireSlotName(slotName);
@@ -130,7 +135,10 @@ public final class SnapshotHandOff implements AutoCloseable {
 					}
 				}
 			}
-			return new SnapshotHandOff(replicationConnection, slotName, lifecycle, markerTable, version);
+			Method method = (lifecycle == SlotLifecycle.TEMPORARY) ? Method.TEMPORARY_SLOT
+					: (permanentMethod != null) ? permanentMethod
+							: (version >= COPY_SLOT_VERSION) ? Method.COPY_TEMPORARY_SLOT : Method.MARKER_TABLE;
+			return new SnapshotHandOff(replicationConnection, slotName, lifecycle, markerTable, method);
 		}
 		catch (SQLException ex) {
 			closeQuietly(replicationConnection);

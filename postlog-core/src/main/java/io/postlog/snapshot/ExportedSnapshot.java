@@ -6,6 +6,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -47,6 +49,8 @@ public final class ExportedSnapshot implements AutoCloseable {
 	private static final Pattern SNAPSHOT_NAME = Pattern.compile("[0-9A-F]{8}(-[0-9A-F]{8})?-[0-9]{1,10}");
 
 	private static final int SNAPSHOT_OPTION_VERSION = 150000;
+
+	private static final int IDLE_SESSION_TIMEOUT_VERSION = 140000;
 
 	private final Connection connection;
 
@@ -114,6 +118,11 @@ public final class ExportedSnapshot implements AutoCloseable {
 			PgIdentifiers.requireSlotName(streamSlotName);
 			int serverVersion = serverVersion(replicationConnection);
 			String command = createCommand(serverVersion, slotName, temporary);
+			try (Statement settings = replicationConnection.createStatement()) {
+				for (String setting : sessionSettings(serverVersion)) {
+					settings.execute(setting);
+				}
+			}
 			try (Statement statement = replicationConnection.createStatement();
 					ResultSet row = statement.executeQuery(command)) {
 				if (!row.next()) {
@@ -137,6 +146,24 @@ public final class ExportedSnapshot implements AutoCloseable {
 			closeQuietly(replicationConnection);
 			throw ex;
 		}
+	}
+
+	/**
+	 * Returns the settings the connection needs to hold a snapshot for a long read. The
+	 * walsender keeps an exported snapshot in an open transaction until its next command,
+	 * so {@code idle_in_transaction_session_timeout} would end the connection, the
+	 * snapshot and a temporary slot with it; the slot's creation waits for running
+	 * transactions, which a {@code statement_timeout} would cut short; and from 14 on
+	 * {@code idle_session_timeout} could end the idle connection too.
+	 */
+	static List<String> sessionSettings(int serverVersion) {
+		List<String> settings = new ArrayList<>();
+		settings.add("SET statement_timeout = 0");
+		settings.add("SET idle_in_transaction_session_timeout = 0");
+		if (serverVersion >= IDLE_SESSION_TIMEOUT_VERSION) {
+			settings.add("SET idle_session_timeout = 0");
+		}
+		return settings;
 	}
 
 	/**

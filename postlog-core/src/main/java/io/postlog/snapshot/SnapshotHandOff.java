@@ -60,8 +60,6 @@ public final class SnapshotHandOff implements AutoCloseable {
 	/** {@code pg_copy_logical_replication_slot} came with PostgreSQL 12. */
 	static final int COPY_SLOT_VERSION = 120000;
 
-	private static final int IDLE_SESSION_TIMEOUT_VERSION = 140000;
-
 	/** First key of the advisory lock: "plog". */
 	static final int LOCK_CLASS = 0x706c6f67;
 
@@ -122,11 +120,6 @@ public final class SnapshotHandOff implements AutoCloseable {
 			PgIdentifiers.quote(markerTable);
 			int version = ExportedSnapshot.serverVersion(replicationConnection);
 			try (Statement statement = replicationConnection.createStatement()) {
-				if (version >= IDLE_SESSION_TIMEOUT_VERSION) {
-					// The connection idles for the whole read: a server-wide idle
-					// timeout would end it, and with it the snapshot's slot.
-					statement.execute("SET idle_session_timeout = 0");
-				}
 				try (ResultSet row = statement
 					.executeQuery("SELECT pg_try_advisory_lock(" + LOCK_CLASS + ", " + lockKey(slotName) + ")")) {
 					row.next();

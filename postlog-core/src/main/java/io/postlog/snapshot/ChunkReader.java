@@ -89,22 +89,23 @@ final class ChunkReader implements Runnable {
 		CopyInput input = new CopyInput(copy::readFromCopy);
 		CopyRows copyRows = CopyRows.of(input, this.binary);
 		byte[][] fields = new byte[plan.systemFields() + plan.columnNames.size()][];
-		List<Change> batch = new ArrayList<>();
+		List<Change> batch = new ArrayList<>(BATCH_ROWS);
 		long batchBytes = 0;
 		int index = 0;
 		while (copyRows.next(fields)) {
 			batch.add(this.rows.change(plan, fields, index, chunk));
 			index = (index < Integer.MAX_VALUE) ? index + 1 : index;
-			this.rowsRead.incrementAndGet();
 			batchBytes += size(fields);
 			if (batch.size() >= BATCH_ROWS || batchBytes >= BATCH_BYTES) {
+				this.rowsRead.addAndGet(batch.size());
 				if (!this.handOff.put(new HandOff.Rows(task.table(), batch, false))) {
 					return false;
 				}
-				batch = new ArrayList<>();
+				batch = new ArrayList<>(BATCH_ROWS);
 				batchBytes = 0;
 			}
 		}
+		this.rowsRead.addAndGet(batch.size());
 		return this.handOff.put(new HandOff.Rows(task.table(), batch, true));
 	}
 

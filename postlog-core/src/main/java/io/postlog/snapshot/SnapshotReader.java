@@ -246,7 +246,7 @@ public final class SnapshotReader {
 				}
 			}
 			ChunkReader.Work work = new ChunkReader.Work(tasks);
-			SnapshotRows rows = new SnapshotRows(this.snapshot, this.options.binary());
+			SnapshotRows rows = new SnapshotRows(this.snapshot, this.options.binary(), this.plans);
 			for (int i = 0; i < this.sessions.size(); i++) {
 				String name = "postlog-snapshot-" + this.snapshot.streamSlotName() + "-" + (i + 1);
 				Thread thread = new Thread(new ChunkReader(name, this.sessions.get(i), work, this.handOff, rows,

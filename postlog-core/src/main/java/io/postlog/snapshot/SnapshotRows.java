@@ -2,6 +2,9 @@ package io.postlog.snapshot;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
 
 import io.postlog.Change;
 import io.postlog.Lsn;
@@ -37,8 +40,14 @@ final class SnapshotRows {
 
 	private final boolean binary;
 
-	SnapshotRows(ExportedSnapshot snapshot, boolean binary) {
+	/** Each table's id prefix, filled before the readers start and read-only after. */
+	private final Map<TablePlan, String> tablePrefixes = new IdentityHashMap<>();
+
+	SnapshotRows(ExportedSnapshot snapshot, boolean binary, List<TablePlan> plans) {
 		this.idPrefix = snapshot.streamSlotName() + "/" + snapshot.consistentPoint() + "/snapshot/";
+		for (TablePlan plan : plans) {
+			this.tablePrefixes.put(plan, this.idPrefix + plan.oid + "/");
+		}
 		this.consistentPoint = snapshot.consistentPoint();
 		this.createdAt = snapshot.createdAt();
 		this.binary = binary;

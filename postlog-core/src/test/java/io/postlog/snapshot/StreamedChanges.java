@@ -76,36 +76,59 @@ final class StreamedChanges implements AutoCloseable {
 	}
 
 	/**
-	 * Reads changes until one matches {@code last} (included).
+	 * Reads changes until one matches {@code last} (included), confirming each
+	 * transaction as it ends.
 	 */
 	List<Streamed> readUntil(Predicate<Streamed> last, Duration timeout) throws SQLException, InterruptedException {
 		List<Streamed> changes = new ArrayList<>();
+		applyUntil((change) -> {
+			changes.add(change);
+			return last.test(change);
+		}, () -> {
+		}, timeout);
+		return changes;
+	}
+
+	/**
+	 * Hands each change to {@code apply} until it returns {@code true}, and at each
+	 * commit runs {@code commit} and only then confirms the transaction to the server;
+	 * returns after the commit of the transaction holding the last change.
+	 */
+	void applyUntil(Predicate<Streamed> apply, Runnable commit, Duration timeout)
+			throws SQLException, InterruptedException {
 		long deadline = System.nanoTime() + timeout.toNanos();
+		boolean last = false;
+		int changes = 0;
 		while (System.nanoTime() < deadline) {
 			ByteBuffer payload = this.stream.readPending();
 			if (payload == null) {
 				Thread.sleep(5);
 				continue;
 			}
-			Streamed change = assemble(PgOutputDecoder.decode(payload));
-			if (change != null) {
-				changes.add(change);
-				if (last.test(change)) {
-					return changes;
+			PgOutputMessage message = PgOutputDecoder.decode(payload);
+			if (message instanceof PgOutputMessage.Commit end) {
+				commit.run();
+				this.stream.setFlushedLSN(LogSequenceNumber.valueOf(end.endLsn().value()));
+				this.stream.setAppliedLSN(LogSequenceNumber.valueOf(end.endLsn().value()));
+				if (last) {
+					this.stream.forceUpdateStatus();
+					return;
 				}
+				continue;
+			}
+			Streamed change = assemble(message);
+			if (change != null) {
+				changes++;
+				last |= apply.test(change);
 			}
 		}
-		throw new AssertionError("The stream did not deliver the last change within " + timeout + " (read "
-				+ changes.size() + " changes)");
+		throw new AssertionError(
+				"The stream did not deliver the last change within " + timeout + " (read " + changes + " changes)");
 	}
 
 	private @Nullable Streamed assemble(PgOutputMessage message) {
 		if (message instanceof PgOutputMessage.Begin begin) {
 			this.commitLsn = begin.finalLsn();
-		}
-		else if (message instanceof PgOutputMessage.Commit commit) {
-			this.stream.setFlushedLSN(LogSequenceNumber.valueOf(commit.endLsn().value()));
-			this.stream.setAppliedLSN(LogSequenceNumber.valueOf(commit.endLsn().value()));
 		}
 		else if (message instanceof PgOutputMessage.Relation relation) {
 			this.rows.relation(relation);

@@ -120,8 +120,10 @@ class SnapshotConsistencyIntegrationTests {
 		streamed.forEach(state::streamed);
 		assertThat(state.streamedInserts.get(KEYED)).as("keyed inserts streamed").isGreaterThan(10);
 		assertThat(state.streamedInserts.get(KEYLESS)).as("keyless inserts streamed").isGreaterThan(0);
-		assertThat(state.keyed).as("keyed table").isEqualTo(keyedTable(database));
-		assertThat(state.keyless).as("keyless table").isEqualTo(keylessTable(database));
+		assertThat(SnapshotCrashIntegrationTests.differences(state.keyed, keyedTable(database))).as("keyed table")
+			.isEmpty();
+		assertThat(SnapshotCrashIntegrationTests.differences(state.keyless, keylessTable(database))).as("keyless table")
+			.isEmpty();
 		System.out.println("[measure] snapshot of " + result.rows() + " rows at " + consistentPoint + " in "
 				+ result.duration().toMillis() + " ms (" + (binary ? "binary" : "text") + ", server "
 				+ database.serverVersion() + "), writer commits: " + commitsAtExport + " before the export, "

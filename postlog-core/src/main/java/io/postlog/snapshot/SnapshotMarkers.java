@@ -12,6 +12,7 @@ import io.postlog.PostlogException;
 import io.postlog.TableId;
 import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.PgIdentifiers;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The durable "snapshot complete" markers of PostgreSQL 10 and 11, which cannot copy a
@@ -111,7 +112,7 @@ final class SnapshotMarkers {
 		}
 	}
 
-	private int update(String action, String sql, String first, @org.jspecify.annotations.Nullable String second) {
+	private int update(String action, String sql, String first, @Nullable String second) {
 		try (PreparedStatement statement = this.connection.prepareStatement(sql)) {
 			statement.setString(1, first);
 			if (second != null) {

@@ -2,6 +2,9 @@ package io.postlog.snapshot;
 
 import java.io.ByteArrayOutputStream;
 import java.sql.SQLException;
+import java.util.Arrays;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * Rows of {@code COPY ... (FORMAT text)}: fields separated by tabs, rows ended by
@@ -48,7 +51,7 @@ final class TextCopyRows implements CopyRows {
 	/**
 	 * Returns the next row without its newline; {@code null} at the end of the data.
 	 */
-	private byte @org.jspecify.annotations.Nullable [] readLine() throws SQLException {
+	private byte @Nullable [] readLine() throws SQLException {
 		this.line.reset();
 		while (true) {
 			byte[] buffer = this.input.peekBuffer();
@@ -63,7 +66,7 @@ final class TextCopyRows implements CopyRows {
 				if (buffer[i] == '\n') {
 					this.input.skipTo(i + 1);
 					if (this.line.size() == 0) {
-						return java.util.Arrays.copyOfRange(buffer, from, i);
+						return Arrays.copyOfRange(buffer, from, i);
 					}
 					this.line.write(buffer, from, i - from);
 					return this.line.toByteArray();
@@ -74,7 +77,7 @@ final class TextCopyRows implements CopyRows {
 		}
 	}
 
-	static byte @org.jspecify.annotations.Nullable [] unescape(byte[] row, int start, int end, long rowStart) {
+	static byte @Nullable [] unescape(byte[] row, int start, int end, long rowStart) {
 		if (end - start == 2 && row[start] == '\\' && row[start + 1] == 'N') {
 			return null;
 		}
@@ -86,7 +89,7 @@ final class TextCopyRows implements CopyRows {
 			}
 		}
 		if (backslash < 0) {
-			return java.util.Arrays.copyOfRange(row, start, end);
+			return Arrays.copyOfRange(row, start, end);
 		}
 		ByteArrayOutputStream value = new ByteArrayOutputStream(end - start);
 		value.write(row, start, backslash - start);

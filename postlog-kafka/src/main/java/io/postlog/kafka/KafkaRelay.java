@@ -249,6 +249,8 @@ public final class KafkaRelay {
 
 		private final List<ConsumerListener> listeners = new ArrayList<>();
 
+		private RelayProgress.@Nullable Listener commitListener;
+
 		private Builder() {
 		}
 
@@ -440,6 +442,16 @@ public final class KafkaRelay {
 		}
 
 		/**
+		 * Sets a listener of the relay's Kafka commits, for example metrics.
+		 * @param listener the listener
+		 * @return this builder
+		 */
+		public Builder commitListener(RelayProgress.Listener listener) {
+			this.commitListener = listener;
+			return this;
+		}
+
+		/**
 		 * Checks the configuration and builds the relay; nothing touches a server.
 		 * @return the relay, not started
 		 * @throws ReplicationConsumerException if the configuration is invalid
@@ -469,7 +481,9 @@ public final class KafkaRelay {
 			TopicNames.require(this.outboxTopic.replace("{aggregatetype}", "x"), "postlog.kafka.outbox.topic");
 			this.transactionalId = (this.transactionalIdValue != null) ? this.transactionalIdValue
 					: "postlog-" + this.slotName;
-			return new KafkaRelay(this, new RelayProgress());
+			RelayProgress progress = new RelayProgress();
+			progress.listener(this.commitListener);
+			return new KafkaRelay(this, progress);
 		}
 
 		private Map<String, Object> producerProperties() {

@@ -42,7 +42,13 @@ public final class RelayProgress {
 		this.lastKafkaCommit = now;
 		Listener current = this.listener;
 		if (current != null) {
-			current.committed(records, commitTime, now);
+			try {
+				current.committed(records, commitTime, now);
+			}
+			catch (RuntimeException ex) {
+				// Observers must not throw; one that does is not allowed to stop
+				// relaying.
+			}
 		}
 	}
 
@@ -56,7 +62,7 @@ public final class RelayProgress {
 		this.fences.incrementAndGet();
 	}
 
-	void listener(Listener listener) {
+	void listener(@Nullable Listener listener) {
 		this.listener = listener;
 	}
 
@@ -111,10 +117,18 @@ public final class RelayProgress {
 	}
 
 	/**
-	 * Hears each Kafka commit, for meters.
+	 * Hears each Kafka commit of the relay, on its delivery thread; must be quick and
+	 * must not throw.
 	 */
-	interface Listener {
+	@FunctionalInterface
+	public interface Listener {
 
+		/**
+		 * A Kafka transaction committed.
+		 * @param records the records it held, the offset record not included
+		 * @param commitTime the source commit time of its last record, or {@code null}
+		 * @param kafkaCommit when the commit returned
+		 */
 		void committed(long records, @Nullable Instant commitTime, Instant kafkaCommit);
 
 	}

@@ -5,11 +5,12 @@
 # test, and writes benchmarks/RESULTS.md. See benchmarks/README.md.
 #
 #   benchmarks/run-e2e.sh [--rows N] [--runs K] [--legs a,b,c] [--latency-seconds S]
-#                         [--rate TX_PER_S] [--slow-changes N] [--no-footprint] [--out FILE]
+#                         [--rate TX_PER_S] [--slow-changes N] [--outbox-seconds S] [--outbox-rate N]
+#                         [--no-footprint] [--out FILE]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,spring-change,spring-record,debezium-connect,debezium-json
+ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,spring-change,spring-record,kafka-relay,debezium-connect,debezium-json
 ROWS=1000000
 RUNS=3
 LEGS=$ALL_LEGS
@@ -21,6 +22,9 @@ LATENCY_WARMUP=10
 FOOTPRINT=1
 # Changes of the slow-listener run (2 ms per change, 1 lane and 8); 0 skips it.
 SLOW_CHANGES=100000
+# The outbox latency run: single-row outbox transactions per second, for how long; 0 s skips it.
+OUTBOX_SECONDS=60
+OUTBOX_RATE=1000
 OUT=$ROOT/benchmarks/RESULTS.md
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 
@@ -33,8 +37,10 @@ while [ $# -gt 0 ]; do
 		--rate) RATE=$2; shift 2 ;;
 		--no-footprint) FOOTPRINT=0; shift ;;
 		--slow-changes) SLOW_CHANGES=$2; shift 2 ;;
+		--outbox-seconds) OUTBOX_SECONDS=$2; shift 2 ;;
+		--outbox-rate) OUTBOX_RATE=$2; shift 2 ;;
 		--out) OUT=$2; shift 2 ;;
-		-h|--help) sed -n 2,8p "$0"; exit 0 ;;
+		-h|--help) sed -n 2,9p "$0"; exit 0 ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
 	esac
 done
@@ -102,6 +108,7 @@ sql "CREATE PUBLICATION bench_pub FOR TABLE bench_rows"
 # --- build --------------------------------------------------------------------------------
 PROFILE=()
 if has_leg debezium-connect || has_leg debezium-json || [ "$FOOTPRINT" -eq 1 ]; then PROFILE=(-Pdebezium); fi
+if has_leg kafka-relay || [ "$OUTBOX_SECONDS" -gt 0 ]; then PROFILE+=(-Pkafka); fi
 log "build (./mvnw -pl benchmarks -am ${PROFILE[*]} package)"
 (cd "$ROOT" && ./mvnw -q -B -pl benchmarks -am "${PROFILE[@]}" package -DskipTests -Dspring-javaformat.skip=true \
 	dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime) \
@@ -164,6 +171,7 @@ leg_command() { # leg slot expected latency ready
 		core-text) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=false ;;
 		spring-change) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=change ;;
 		spring-record) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=record ;;
+		kafka-relay) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaRelayLeg "${common[@]}" ;;
 		debezium-connect | debezium-json) echo "${JAVA[@]}" io.postlog.benchmarks.debezium.DebeziumLeg "${common[@]}" \
 			host=127.0.0.1 port="$PORT" database=bench format="${leg#debezium-}" leg="$leg" ;;
 	esac
@@ -271,6 +279,21 @@ if [ "$SLOW_CHANGES" -gt 0 ]; then
 	done
 fi
 
+# --- outbox latency -----------------------------------------------------------------------
+: >"$WORK/outbox.tsv"
+if [ "$OUTBOX_SECONDS" -gt 0 ]; then
+	log "outbox: $OUTBOX_RATE single-row outbox transactions/s for $OUTBOX_SECONDS s through the Kafka relay"
+	"${JAVA[@]}" io.postlog.benchmarks.kafka.OutboxLatencyRun url="$URL" user=postgres rate="$OUTBOX_RATE" \
+		seconds="$OUTBOX_SECONDS" warmup="$LATENCY_WARMUP" >"$WORK/legs/outbox-latency.log" 2>&1 \
+		|| { tail -20 "$WORK/legs/outbox-latency.log" >&2; die "outbox latency run failed"; }
+	line=$(grep '^OUTBOX ' "$WORK/legs/outbox-latency.log")
+	field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$line"; }
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(field events)" "$(field rate)" "$(field max_behind_ms)" \
+		"$(field p50_ms)" "$(field p99_ms)" "$(field max_ms)" "$(field steady_p50_ms)" "$(field steady_p99_ms)" \
+		"$(field steady_max_ms)" >>"$WORK/outbox.tsv"
+	log "outbox: p50 $(field p50_ms) ms, p99 $(field p99_ms) ms, after warm-up p99 $(field steady_p99_ms) ms"
+fi
+
 # --- footprint ----------------------------------------------------------------------------
 : >"$WORK/footprint.tsv"
 if [ "$FOOTPRINT" -eq 1 ]; then
@@ -327,8 +350,9 @@ export ROWS RUNS EXPECTED LEGS LATENCY_SECONDS LATENCY_WARMUP RATE WRITER_CONNEC
 export JAVA_VERSION="$(java -version 2>&1 | head -2 | tr '\n' ' ')"
 export CPU_MODEL="$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 export NPROC="$(nproc)" MEMORY="$(free -h | awk '/^Mem:/ { print $2 }')"
-export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES"
+export OUTBOX_SECONDS OUTBOX_RATE
+export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES --outbox-seconds $OUTBOX_SECONDS --outbox-rate $OUTBOX_RATE"
 python3 "$ROOT/benchmarks/e2e-report.py" "$WORK/results.tsv" "$WORK/latency.tsv" "$WORK/footprint.tsv" \
-	"$WORK/slow.tsv" >"$OUT"
+	"$WORK/slow.tsv" "$WORK/outbox.tsv" >"$OUT"
 log "wrote $OUT"
 cat "$OUT"

@@ -10,6 +10,7 @@ import io.postlog.consumer.ReplicationConsumerException;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.InvalidProducerEpochException;
 import org.apache.kafka.common.errors.ProducerFencedException;
 import org.apache.kafka.common.errors.TimeoutException;
 import org.jspecify.annotations.Nullable;
@@ -272,7 +273,9 @@ final class KafkaCheckpointStore implements CheckpointStore {
 
 	static boolean isFence(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause instanceof ProducerFencedException) {
+			// A stale epoch on a produce request is the same fact seen by a partition
+			// leader: a newer producer of the id bumped it.
+			if (cause instanceof ProducerFencedException || cause instanceof InvalidProducerEpochException) {
 				return true;
 			}
 		}

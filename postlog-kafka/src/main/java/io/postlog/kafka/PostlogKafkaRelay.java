@@ -20,14 +20,23 @@ public final class PostlogKafkaRelay implements SmartLifecycle {
 
 	private final Supplier<KafkaRelay> factory;
 
+	private final boolean autoStartup;
+
 	private volatile @Nullable KafkaRelay relay;
 
 	/**
 	 * Creates the lifecycle.
 	 * @param factory builds the relay at start
+	 * @param autoStartup whether to start with the application context
 	 */
-	public PostlogKafkaRelay(Supplier<KafkaRelay> factory) {
+	public PostlogKafkaRelay(Supplier<KafkaRelay> factory, boolean autoStartup) {
 		this.factory = factory;
+		this.autoStartup = autoStartup;
+	}
+
+	@Override
+	public boolean isAutoStartup() {
+		return this.autoStartup;
 	}
 
 	@Override

@@ -69,7 +69,8 @@ public final class PostlogKafkaAutoConfiguration {
 		ReplicationConnectionFactory connections = connectionFactory(postlog, jdbcConnection.getIfAvailable());
 		KafkaConnectionDetails connection = kafkaConnection.getIfAvailable();
 		return new PostlogKafkaRelay(
-				() -> relay(properties, postlog, kafka, connection, dataSource, connections, metrics.getIfAvailable()));
+				() -> relay(properties, postlog, kafka, connection, dataSource, connections, metrics.getIfAvailable()),
+				properties.isAutoStartup());
 	}
 
 	private static KafkaRelay relay(PostlogKafkaProperties properties, PostlogProperties postlog, KafkaProperties kafka,

@@ -23,6 +23,12 @@ public class PostlogKafkaProperties {
 	private boolean enabled;
 
 	/**
+	 * Whether the relay starts with the application; when false, start the
+	 * PostlogKafkaRelay bean yourself.
+	 */
+	private boolean autoStartup = true;
+
+	/**
 	 * Comma-separated list of tables whose changes are relayed, as schema.table or table
 	 * (public).
 	 */
@@ -74,6 +80,14 @@ public class PostlogKafkaProperties {
 
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
+	}
+
+	public boolean isAutoStartup() {
+		return this.autoStartup;
+	}
+
+	public void setAutoStartup(boolean autoStartup) {
+		this.autoStartup = autoStartup;
 	}
 
 	public List<String> getTables() {

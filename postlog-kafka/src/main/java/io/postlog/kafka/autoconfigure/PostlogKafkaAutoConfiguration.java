@@ -11,6 +11,7 @@ import io.postlog.TableId;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
 import io.postlog.kafka.KafkaRelay;
+import io.postlog.kafka.KafkaRelayCustomizer;
 import io.postlog.kafka.PostlogKafkaRelay;
 import io.postlog.kafka.health.PostlogKafkaHealthIndicator;
 import io.postlog.kafka.metrics.PostlogKafkaMetrics;
@@ -65,17 +66,16 @@ public final class PostlogKafkaAutoConfiguration {
 	@ConditionalOnMissingBean
 	PostlogKafkaRelay postlogKafkaRelay(PostlogKafkaProperties properties, PostlogProperties postlog,
 			KafkaProperties kafka, ObjectProvider<KafkaConnectionDetails> kafkaConnection, DataSource dataSource,
-			ObjectProvider<JdbcConnectionDetails> jdbcConnection, ObjectProvider<PostlogKafkaMetrics> metrics) {
+			ObjectProvider<JdbcConnectionDetails> jdbcConnection, ObjectProvider<KafkaRelayCustomizer> customizers) {
 		ReplicationConnectionFactory connections = connectionFactory(postlog, jdbcConnection.getIfAvailable());
 		KafkaConnectionDetails connection = kafkaConnection.getIfAvailable();
-		return new PostlogKafkaRelay(
-				() -> relay(properties, postlog, kafka, connection, dataSource, connections, metrics.getIfAvailable()),
-				properties.isAutoStartup());
+		return new PostlogKafkaRelay(() -> relay(properties, postlog, kafka, connection, dataSource, connections,
+				customizers.orderedStream().toList()), properties.isAutoStartup());
 	}
 
 	private static KafkaRelay relay(PostlogKafkaProperties properties, PostlogProperties postlog, KafkaProperties kafka,
 			@Nullable KafkaConnectionDetails connection, DataSource dataSource,
-			ReplicationConnectionFactory connections, @Nullable PostlogKafkaMetrics metrics) {
+			ReplicationConnectionFactory connections, List<KafkaRelayCustomizer> customizers) {
 		PostlogProperties.Retry retry = postlog.getRetry();
 		ReplicationConsumer.Builder consumer = ReplicationConsumer.builder()
 			.connectionFactory(connections)
@@ -107,9 +107,8 @@ public final class PostlogKafkaAutoConfiguration {
 		if (properties.getTransactionalId() != null) {
 			builder.transactionalId(properties.getTransactionalId());
 		}
-		if (metrics != null) {
-			builder.listener(metrics.slotMetrics())
-				.commitListener((records, commitTime, kafkaCommit) -> metrics.committed(commitTime, kafkaCommit));
+		for (KafkaRelayCustomizer customizer : customizers) {
+			customizer.customize(builder);
 		}
 		return builder.build();
 	}
@@ -161,6 +160,12 @@ public final class PostlogKafkaAutoConfiguration {
 					properties.getPublication().getName());
 			return new PostlogKafkaMetrics(() -> relay.getObject().relay(), properties.getSlot().getName(),
 					new PostlogMetrics(monitor));
+		}
+
+		@Bean
+		KafkaRelayCustomizer postlogKafkaMetricsCustomizer(PostlogKafkaMetrics metrics) {
+			return (builder) -> builder.listener(metrics.slotMetrics())
+				.commitListener((records, commitTime, kafkaCommit) -> metrics.committed(commitTime, kafkaCommit));
 		}
 
 	}

@@ -5,11 +5,14 @@ import javax.sql.DataSource;
 import io.postlog.kafka.PostlogKafkaRelay;
 import io.postlog.kafka.health.PostlogKafkaHealthIndicator;
 import io.postlog.kafka.metrics.PostlogKafkaMetrics;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,6 +40,15 @@ class PostlogKafkaAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasSingleBean(PostlogKafkaRelay.class)
 				.hasSingleBean(PostlogKafkaHealthIndicator.class)
 				.hasSingleBean(PostlogKafkaMetrics.class));
+	}
+
+	@Test
+	void relayNeedsNeitherMicrometerNorActuator() {
+		this.runner.withClassLoader(new FilteredClassLoader(MeterBinder.class, HealthIndicator.class))
+			.withPropertyValues("postlog.kafka.enabled=true", "postlog.kafka.tables=orders")
+			.run((context) -> assertThat(context).hasSingleBean(PostlogKafkaRelay.class)
+				.doesNotHaveBean(PostlogKafkaMetrics.class)
+				.doesNotHaveBean(PostlogKafkaHealthIndicator.class));
 	}
 
 	@Test

@@ -20,6 +20,8 @@ import io.postlog.UnchangedToast;
 import io.postlog.types.Interval;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -36,6 +38,9 @@ final class ChangeJson {
 
 	private static final JsonMapper MAPPER = JsonMapper.builder().build();
 
+	/** Streaming generators for the hot path: no data-binding context per record. */
+	private static final JsonFactory FACTORY = JsonFactory.builder().build();
+
 	private static final Base64.Encoder BASE64 = Base64.getEncoder();
 
 	private ChangeJson() {
@@ -49,8 +54,8 @@ final class ChangeJson {
 	 * @return the UTF-8 JSON
 	 */
 	static byte[] change(Change change) {
-		ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-		try (JsonGenerator json = MAPPER.createGenerator(out)) {
+		ByteArrayOutputStream out = new ByteArrayOutputStream(512);
+		try (JsonGenerator json = generator(out)) {
 			json.writeStartObject();
 			json.writeStringProperty("op", change.operation().name());
 			json.writeName("table");
@@ -88,7 +93,7 @@ final class ChangeJson {
 	 */
 	static byte[] columns(Row row, List<String> columns) {
 		ByteArrayOutputStream out = new ByteArrayOutputStream(32);
-		try (JsonGenerator json = MAPPER.createGenerator(out)) {
+		try (JsonGenerator json = generator(out)) {
 			json.writeStartObject();
 			for (String column : columns) {
 				json.writeName(column);
@@ -106,10 +111,14 @@ final class ChangeJson {
 	 */
 	static byte[] value(@Nullable Object value) {
 		ByteArrayOutputStream out = new ByteArrayOutputStream(32);
-		try (JsonGenerator json = MAPPER.createGenerator(out)) {
+		try (JsonGenerator json = generator(out)) {
 			value(json, value);
 		}
 		return out.toByteArray();
+	}
+
+	private static JsonGenerator generator(ByteArrayOutputStream out) {
+		return FACTORY.createGenerator(ObjectWriteContext.empty(), out);
 	}
 
 	static JsonMapper mapper() {

@@ -30,6 +30,10 @@ final class ChangeRecords {
 
 	private final ReplicaIdentityKeys keys;
 
+	private long lastCommitLsn = -1;
+
+	private byte[] lastCommitLsnBytes = new byte[0];
+
 	ChangeRecords(TopicNames topics, ReplicaIdentityKeys keys) {
 		this.topics = topics;
 		this.keys = keys;
@@ -38,9 +42,18 @@ final class ChangeRecords {
 	ProducerRecord<byte[], byte[]> record(Change change) {
 		RecordHeaders headers = new RecordHeaders();
 		headers.add(ID_HEADER, change.id().getBytes(StandardCharsets.UTF_8));
-		headers.add(COMMIT_LSN_HEADER, change.commitLsn().toString().getBytes(StandardCharsets.UTF_8));
+		headers.add(COMMIT_LSN_HEADER, commitLsnBytes(change));
 		return new ProducerRecord<>(this.topics.topic(change.table()), null, key(change), ChangeJson.change(change),
 				headers);
+	}
+
+	private byte[] commitLsnBytes(Change change) {
+		// The same for every change of a transaction: formatted once.
+		if (change.commitLsn().value() != this.lastCommitLsn) {
+			this.lastCommitLsn = change.commitLsn().value();
+			this.lastCommitLsnBytes = change.commitLsn().toString().getBytes(StandardCharsets.UTF_8);
+		}
+		return this.lastCommitLsnBytes;
 	}
 
 	private byte @Nullable [] key(Change change) {

@@ -59,7 +59,7 @@ public class PostlogKafkaProperties {
 	/**
 	 * Longest time a Kafka transaction stays open waiting for more source transactions.
 	 */
-	private Duration batchDelay = Duration.ofMillis(50);
+	private Duration batchDelay = Duration.ofMillis(500);
 
 	/**
 	 * The producer's transaction timeout: a source transaction must be relayed within it,

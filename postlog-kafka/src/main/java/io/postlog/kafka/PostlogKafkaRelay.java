@@ -45,8 +45,15 @@ public final class PostlogKafkaRelay implements SmartLifecycle {
 			return;
 		}
 		KafkaRelay relay = this.factory.get();
+		try {
+			relay.start();
+		}
+		catch (RuntimeException ex) {
+			// Whatever the failed start left running (threads, a producer) ends here.
+			relay.stop();
+			throw ex;
+		}
 		this.relay = relay;
-		relay.start();
 	}
 
 	@Override

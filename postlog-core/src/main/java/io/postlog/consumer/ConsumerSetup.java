@@ -31,6 +31,8 @@ final class ConsumerSetup {
 
 	private static final int BINARY_VERSION = 140000;
 
+	private static final int STREAMING_VERSION = 140000;
+
 	private final ConsumerConfig config;
 
 	private final @Nullable AdminConnections admin;
@@ -59,6 +61,11 @@ final class ConsumerSetup {
 		if (this.config.wantsMessages() && version < BINARY_VERSION) {
 			throw new ReplicationConsumerException("A message handler needs PostgreSQL 14 or later to stream "
 					+ "logical decoding messages; the server is PostgreSQL " + version(version));
+		}
+		if (this.config.streaming() != null && version < STREAMING_VERSION) {
+			throw new ReplicationConsumerException("Streaming in-progress transactions needs PostgreSQL 14 or later "
+					+ "(pgoutput protocol 2); the server is PostgreSQL " + version(version)
+					+ ": turn streaming off for this server");
 		}
 		SlotLifecycle lifecycle = this.config.slotLifecycle();
 		boolean slotExists = admin.slot(this.config.slotName()).isPresent();

@@ -1,5 +1,6 @@
 package io.postlog.consumer;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,6 +57,8 @@ public final class ReplicationConsumer {
 
 	private final AckWindow window;
 
+	private final StreamingSpill spill;
+
 	private final Object lifecycle = new Object();
 
 	private boolean started;
@@ -68,6 +71,7 @@ public final class ReplicationConsumer {
 		this.config = config;
 		this.states = new ConsumerStates(config.listener(), config.slotName());
 		this.window = new AckWindow(config.listener(), config.slotName());
+		this.spill = new StreamingSpill(config.listener());
 	}
 
 	/**
@@ -109,7 +113,7 @@ public final class ReplicationConsumer {
 					? this.config.valueDecoders().withLookup(new CatalogTypeLookup(admin))
 					: this.config.valueDecoders();
 			DeliveryContract delivery = new DeliveryContract(this.config, setup.binary(), this.states, this.window,
-					decoders);
+					decoders, this.spill);
 			this.contract = delivery;
 			delivery.start();
 		}
@@ -193,6 +197,24 @@ public final class ReplicationConsumer {
 	}
 
 	/**
+	 * Returns the bytes of spill files that in-progress streamed transactions take on
+	 * disk now; {@code 0} without streaming.
+	 * @return the bytes
+	 */
+	public long spilledBytes() {
+		return this.spill.bytes();
+	}
+
+	/**
+	 * Returns the bytes written to spill files by streamed transactions since the
+	 * consumer started, all sessions together; {@code 0} without streaming.
+	 * @return the bytes
+	 */
+	public long spilledBytesTotal() {
+		return this.spill.totalBytes();
+	}
+
+	/**
 	 * Configures a {@link ReplicationConsumer}; {@link #build()} checks the configuration
 	 * before anything touches the server. Not thread-safe.
 	 */
@@ -252,6 +274,14 @@ public final class ReplicationConsumer {
 		private int checkpointBatch = 1;
 
 		private Duration checkpointBatchDelay = Duration.ofMillis(100);
+
+		private boolean streaming;
+
+		private long streamingMemory;
+
+		private @Nullable Path spillDirectory;
+
+		private long maxSpill;
 
 		private Builder() {
 		}
@@ -537,6 +567,35 @@ public final class ReplicationConsumer {
 		}
 
 		/**
+		 * Asks the server to stream large transactions while they are in progress
+		 * (PostgreSQL 14+, pgoutput protocol 2; refused at start on older servers)
+		 * instead of buffering them until their commit, which it does in its own memory
+		 * and then in spill files under {@code pg_replslot}. The consumer keeps each
+		 * in-progress transaction in up to {@code memory} bytes of heap, all together,
+		 * spills the rest to files under {@code spillDirectory} (in a private directory,
+		 * owner-only, removed when the transaction commits or aborts and when the
+		 * consumer stops or next starts), and delivers it at its commit exactly as
+		 * without streaming: same order, indexes, ids, commit LSN and time; aborted
+		 * transactions and rolled back savepoints are dropped. A transaction that needs
+		 * more than {@code maxSpill} bytes of spill files fails the consumer with a
+		 * {@link SpillLimitExceededException} and nothing from it on is acknowledged.
+		 * Streaming does not make the slot retain less WAL: the slot still keeps it back
+		 * to the start of the oldest open transaction.
+		 * @param memory the most bytes of stream messages kept on the heap
+		 * @param spillDirectory the directory to spill under (a tmpfs holds its files in
+		 * memory)
+		 * @param maxSpill the most bytes of spill files; 0 allows no spilling
+		 * @return this builder
+		 */
+		public Builder streaming(long memory, Path spillDirectory, long maxSpill) {
+			this.streaming = true;
+			this.streamingMemory = memory;
+			this.spillDirectory = spillDirectory;
+			this.maxSpill = maxSpill;
+			return this;
+		}
+
+		/**
 		 * Opens streams with this factory instead of over pgjdbc; for tests.
 		 * @param streamFactory the factory
 		 * @return this builder
@@ -571,8 +630,22 @@ public final class ReplicationConsumer {
 					this.publicationMode, this.tables, this.binary, this.retryPolicy, this.statusInterval,
 					this.connectTimeout, this.maxTransactionChanges, this.maxUnacknowledged, this.readAheadEvents,
 					this.readAheadBytes, this.stopTimeout, this.listener, this.valueDecoders, this.subscriptions,
-					streams, adminConnections(), this.checkpointStore, this.checkpointBatch,
-					this.checkpointBatchDelay));
+					streams, adminConnections(), this.checkpointStore, this.checkpointBatch, this.checkpointBatchDelay,
+					streamingOptions()));
+		}
+
+		private @Nullable StreamingOptions streamingOptions() {
+			if (!this.streaming) {
+				return null;
+			}
+			try {
+				return new StreamingOptions(this.streamingMemory, Objects.requireNonNull(this.spillDirectory),
+						this.maxSpill);
+			}
+			catch (IllegalArgumentException | NullPointerException ex) {
+				throw new ReplicationConsumerException("Invalid consumer configuration: streaming (" + ex.getMessage()
+						+ "; memory and maxSpill not negative, a spill directory)");
+			}
 		}
 
 		private @Nullable AdminConnections adminConnections() {

@@ -47,7 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Tag("matrix")
 @PostgresTest
-class ValueDecodersIntegrationTests {
+public class ValueDecodersIntegrationTests {
 
 	private static final Pattern FUNCTION_NAME = Pattern.compile("[a-z][a-z0-9_]{0,62}");
 
@@ -186,7 +186,7 @@ class ValueDecodersIntegrationTests {
 		return rows;
 	}
 
-	private static void createTable(PostgresDatabase database, String table, Map<String, Column> columns) {
+	public static void createTable(PostgresDatabase database, String table, Map<String, Column> columns) {
 		database.execute(
 				"DO $$ BEGIN CREATE TYPE mood AS ENUM ('happy', 'sad', 'so \"so\"');"
 						+ " EXCEPTION WHEN duplicate_object THEN NULL; END $$",
@@ -197,7 +197,7 @@ class ValueDecodersIntegrationTests {
 		database.execute(create.append(")").toString());
 	}
 
-	private static void insertRows(PostgresDatabase database, String table, Map<String, Column> columns) {
+	public static void insertRows(PostgresDatabase database, String table, Map<String, Column> columns) {
 		for (int row = 0; row < 3; row++) {
 			StringBuilder insert = new StringBuilder("INSERT INTO " + table + " (id");
 			StringBuilder values = new StringBuilder(") VALUES (" + row);
@@ -209,7 +209,7 @@ class ValueDecodersIntegrationTests {
 		}
 	}
 
-	private static Map<String, Column> columns(int version, boolean xml) {
+	public static Map<String, Column> columns(int version, boolean xml) {
 		boolean numericInfinity = version >= 140000;
 		Map<String, Column> columns = new LinkedHashMap<>();
 		columns.put("c_bool", new Column("bool", (rs, i) -> nullable(rs, rs.getBoolean(i)), "true", "false", "NULL"));
@@ -291,7 +291,7 @@ class ValueDecodersIntegrationTests {
 		return columns;
 	}
 
-	private static boolean supportsXml(PostgresDatabase database) {
+	public static boolean supportsXml(PostgresDatabase database) {
 		try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
 			statement.execute("SELECT '<a/>'::xml");
 			return true;
@@ -357,7 +357,7 @@ class ValueDecodersIntegrationTests {
 	}
 
 	/** Byte arrays compared by content, lists element by element. */
-	private static @Nullable Object comparable(@Nullable Object value) {
+	public static @Nullable Object comparable(@Nullable Object value) {
 		if (value instanceof byte[] bytes) {
 			return "bytes " + HexFormat.of().formatHex(bytes);
 		}
@@ -373,13 +373,13 @@ class ValueDecodersIntegrationTests {
 	}
 
 	@FunctionalInterface
-	interface Jdbc {
+	public interface Jdbc {
 
 		@Nullable Object read(ResultSet resultSet, int index) throws SQLException;
 
 	}
 
-	record Column(String sqlType, Jdbc jdbc, String... rows) {
+	public record Column(String sqlType, Jdbc jdbc, String... rows) {
 
 	}
 
@@ -391,11 +391,11 @@ class ValueDecodersIntegrationTests {
 	 * Enums decode as their label, domains as their base type, arrays of them element by
 	 * element, as a consumer's lookup would do it.
 	 */
-	private static final class CatalogLookup implements TypeLookup {
+	public static final class CatalogLookup implements TypeLookup {
 
 		private final Connection connection;
 
-		CatalogLookup(Connection connection) {
+		public CatalogLookup(Connection connection) {
 			this.connection = connection;
 		}
 

@@ -18,7 +18,7 @@ import io.postlog.kafka.metrics.PostlogKafkaMetrics;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.PostlogProperties;
-import io.postlog.spring.boot.metrics.PostlogMetrics;
+import io.postlog.spring.boot.metrics.GroupMeters;
 import io.postlog.stream.ReplicationConnectionFactory;
 import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -159,7 +159,7 @@ public final class PostlogKafkaAutoConfiguration {
 			PostlogSlotMonitor monitor = new PostlogSlotMonitor(dataSource, properties.getSlot().getName(),
 					properties.getPublication().getName());
 			return new PostlogKafkaMetrics(() -> relay.getObject().relay(), properties.getSlot().getName(),
-					new PostlogMetrics(monitor));
+					new GroupMeters(properties.getSlot().getName(), PostlogKafkaMetrics.GROUP, monitor));
 		}
 
 		@Bean

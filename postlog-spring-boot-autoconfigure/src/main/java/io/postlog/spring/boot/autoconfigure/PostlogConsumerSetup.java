@@ -1,5 +1,6 @@
 package io.postlog.spring.boot.autoconfigure;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,15 +10,26 @@ import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
+import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.stream.ReplicationConnectionFactory;
 
+import io.postlog.consumer.CheckpointStoreException;
+import io.postlog.consumer.CheckpointTable;
+
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * Sets up the slot and publication on the application's {@link DataSource} and configures
- * the consumer from {@link PostlogProperties}. The replication connection is always a
- * fresh one per (re)connect, never from the pool.
+ * Plans each consumer group from {@link PostlogProperties}: its slot and publication
+ * ({@code postlog.slot.name} for the default group, {@code postlog.groups.<name>.*} or
+ * {@code postlog_<name>} for the others), its tables ({@code postlog.tables} for the
+ * default group, else the listeners' tables), and a consumer builder that sets them up on
+ * the application's {@link DataSource}. The replication connection is always a fresh one
+ * per (re)connect, never from the pool.
  */
 final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetup {
 
@@ -29,35 +41,42 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final SlotPreparation preparation;
 
+	private final ObjectProvider<PlatformTransactionManager> transactionManagers;
+
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
-			ReplicationConnectionFactory connectionFactory, ApplicationEventPublisher publisher) {
+			ReplicationConnectionFactory connectionFactory, ApplicationEventPublisher publisher,
+			ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
 		this.preparation = new SlotPreparation(properties, dataSource, publisher);
+		this.transactionManagers = transactionManagers;
 	}
 
 	@Override
-	public ReplicationConsumer.Builder prepare(List<TableId> listenerTables) {
-		List<TableId> tables = publishedTables(listenerTables);
+	public PostlogListenerRegistry.GroupPlan prepare(String group, List<TableId> listenerTables) {
+		List<TableId> tables = publishedTables(group, listenerTables);
+		String slotName = this.properties.slotName(group);
+		String publicationName = this.properties.publicationName(group);
 		// Checked here so that a bad name fails start-up with InvalidIdentifierException,
 		// before any SQL.
-		PgIdentifiers.requireSlotName(this.properties.getSlot().getName());
-		PgIdentifiers.requireName("publication", this.properties.getPublication().getName());
+		PgIdentifiers.requireSlotName(slotName);
+		PgIdentifiers.requireName("publication", publicationName);
 		for (TableId table : tables) {
 			PgIdentifiers.requireName("schema", table.schema());
 			PgIdentifiers.requireName("table", table.name());
 		}
-		tables = this.preparation.prepare(tables);
+		tables = this.preparation.prepare(slotName, publicationName, PostlogConsumerGroup.DEFAULT.equals(group),
+				tables);
 		PostlogProperties.Retry retry = this.properties.getRetry();
 		// The consumer's start() checks wal_level and creates the slot and publication on
 		// the calling thread, so a set-up fault fails the application's start-up.
-		return ReplicationConsumer.builder()
+		ReplicationConsumer.Builder builder = ReplicationConsumer.builder()
 			.connectionFactory(this.connectionFactory)
 			.adminDataSource(this.dataSource)
-			.slotName(this.properties.getSlot().getName())
+			.slotName(slotName)
 			.slotLifecycle(this.properties.getSlot().getLifecycle())
-			.publicationName(this.properties.getPublication().getName())
+			.publicationName(publicationName)
 			.publicationMode(this.properties.getPublication().getMode())
 			.tables(tables)
 			.binary(this.properties.isBinary())
@@ -68,10 +87,58 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.maxUnacknowledged(this.properties.getDelivery().getMaxUnacknowledged())
 			.readAhead(1024, this.properties.getDelivery().getReadAhead().toBytes())
 			.maxTransactionChanges(this.properties.getMaxTransactionChanges());
+		checkpoint(builder, this.properties.getCheckpoint(), slotName);
+		return new PostlogListenerRegistry.GroupPlan(streaming(builder),
+				new PostlogSlotMonitor(this.dataSource, slotName, publicationName),
+				this.properties.getPublication().getMode(), tables, this.dataSource);
 	}
 
-	private List<TableId> publishedTables(List<TableId> listenerTables) {
-		if (this.properties.getTables().isEmpty()) {
+	/**
+	 * Configures the checkpoint store of one consumer (one slot): with {@code jdbc}, a
+	 * store over the application's transaction manager whose table is checked (and
+	 * created if allowed) now, so that a missing table or privilege fails start-up. Each
+	 * group keeps its own row, keyed by its slot.
+	 */
+	private void checkpoint(ReplicationConsumer.Builder builder, PostlogProperties.Checkpoint checkpoint,
+			String slotName) {
+		if (checkpoint.getStore() != PostlogProperties.CheckpointStore.JDBC) {
+			return;
+		}
+		TransactionManagerCheckpointStore store = new TransactionManagerCheckpointStore(transactionManager(),
+				this.dataSource, CheckpointTable.of(checkpoint.getTable(), slotName), checkpoint.isCreateTable());
+		store.initialize();
+		builder.checkpointStore(store)
+			.checkpointBatch(checkpoint.getBatchTransactions(), checkpoint.getBatchMaxDelay());
+	}
+
+	private PlatformTransactionManager transactionManager() {
+		if (this.transactionManagers.stream().findAny().isEmpty()) {
+			// No transaction manager at all (transactions not auto-configured): one over
+			// the application's DataSource, which JdbcTemplate and JdbcClient join.
+			return new DataSourceTransactionManager(this.dataSource);
+		}
+		PlatformTransactionManager unique = this.transactionManagers.getIfUnique();
+		if (unique == null) {
+			throw new CheckpointStoreException(
+					"postlog.checkpoint.store=jdbc runs each sink transaction through the "
+							+ "application's PlatformTransactionManager, but there are several and none is primary",
+					null);
+		}
+		return unique;
+	}
+
+	private ReplicationConsumer.Builder streaming(ReplicationConsumer.Builder builder) {
+		PostlogProperties.Streaming streaming = this.properties.getStreaming();
+		if (!streaming.isEnabled()) {
+			return builder;
+		}
+		Path spillDirectory = (streaming.getSpillDirectory() != null) ? streaming.getSpillDirectory()
+				: Path.of(System.getProperty("java.io.tmpdir"));
+		return builder.streaming(streaming.getMemory().toBytes(), spillDirectory, streaming.getMaxSpill().toBytes());
+	}
+
+	private List<TableId> publishedTables(String group, List<TableId> listenerTables) {
+		if (!PostlogConsumerGroup.DEFAULT.equals(group) || this.properties.getTables().isEmpty()) {
 			return listenerTables;
 		}
 		List<TableId> tables = new ArrayList<>();

@@ -29,9 +29,10 @@ import org.springframework.context.ApplicationEventPublisher;
  * What the Spring side does on the admin connection before the consumer sets up its slot
  * and publication: acts on a lost slot ({@code postlog.slot.on-lost}), creates the
  * heartbeat table before PostgreSQL 14 and adds it to the published tables, and creates a
- * missing slot with failover ({@code postlog.slot.failover}, publication first). Each of
- * these belongs in the consumer's own set-up once it offers them; until then they run
- * here, on the thread that starts the application, so a fault fails start-up.
+ * missing slot with failover ({@code postlog.slot.failover}, publication first), for each
+ * consumer group's slot (the heartbeat table for the default group only). Each of these
+ * belongs in the consumer's own set-up once it offers them; until then they run here, on
+ * the thread that starts the application, so a fault fails start-up.
  */
 final class SlotPreparation {
 
@@ -50,27 +51,30 @@ final class SlotPreparation {
 	}
 
 	/**
-	 * Prepares the slot.
+	 * Prepares a group's slot.
+	 * @param slotName the group's slot
+	 * @param publicationName the group's publication
+	 * @param heartbeats whether the group carries the heartbeats (the default group)
 	 * @param tables the tables to publish, empty for every table
 	 * @return the tables to publish, with the heartbeat table where it is needed
 	 */
-	List<TableId> prepare(List<TableId> tables) {
+	List<TableId> prepare(String slotName, String publicationName, boolean heartbeats, List<TableId> tables) {
 		try (Connection connection = this.dataSource.getConnection()) {
 			ReplicationAdmin admin = new ReplicationAdmin(connection);
-			actOnLostSlot(admin);
-			List<TableId> published = withHeartbeatTable(connection, admin, tables);
+			actOnLostSlot(admin, slotName);
+			List<TableId> published = heartbeats ? withHeartbeatTable(connection, admin, slotName, tables) : tables;
 			if (this.properties.getSlot().isFailover()) {
-				createFailoverSlot(admin, published);
+				createFailoverSlot(admin, slotName, publicationName, published);
 			}
 			return published;
 		}
 		catch (SQLException ex) {
-			throw new PostlogException("Could not prepare replication slot '" + slotName() + "'", ex);
+			throw new PostlogException("Could not prepare replication slot '" + slotName + "'", ex);
 		}
 	}
 
-	private void actOnLostSlot(ReplicationAdmin admin) {
-		Optional<SlotLostException> found = SlotLoss.check(admin, slotName(), false, null);
+	private void actOnLostSlot(ReplicationAdmin admin, String slotName) {
+		Optional<SlotLostException> found = SlotLoss.check(admin, slotName, false, null);
 		if (found.isEmpty()) {
 			return;
 		}
@@ -90,16 +94,17 @@ final class SlotPreparation {
 				"{}. postlog.slot.on-lost=recreate: dropping it and creating a new slot; the changes after {} "
 						+ "up to the new slot's start are SKIPPED and will never be delivered",
 				loss.getMessage(), loss.lastConfirmedLsn());
-		admin.dropSlot(slotName());
+		admin.dropSlot(slotName);
 	}
 
-	private List<TableId> withHeartbeatTable(Connection connection, ReplicationAdmin admin, List<TableId> tables) {
+	private List<TableId> withHeartbeatTable(Connection connection, ReplicationAdmin admin, String slotName,
+			List<TableId> tables) {
 		PostlogProperties.Heartbeat heartbeat = this.properties.getHeartbeat();
 		if (heartbeat.getInterval() == null || !HeartbeatWriter.usesTable(admin.serverVersion())) {
 			return tables;
 		}
 		TableId table = TableId.parse(heartbeat.getTable());
-		new HeartbeatWriter(slotName(), "setup", table).ensureTable(connection);
+		new HeartbeatWriter(slotName, "setup", table).ensureTable(connection);
 		if (tables.isEmpty() || tables.contains(table)) {
 			return tables;
 		}
@@ -108,28 +113,25 @@ final class SlotPreparation {
 		return List.copyOf(published);
 	}
 
-	private void createFailoverSlot(ReplicationAdmin admin, List<TableId> tables) {
+	private void createFailoverSlot(ReplicationAdmin admin, String slotName, String publicationName,
+			List<TableId> tables) {
 		int version = admin.serverVersion();
 		if (version < 170000) {
 			throw new ServerVersionException("Failover slots", 170000, version);
 		}
 		SlotLifecycle lifecycle = this.properties.getSlot().getLifecycle();
-		Optional<SlotInfo> slot = admin.slot(slotName());
+		Optional<SlotInfo> slot = admin.slot(slotName);
 		boolean creates = lifecycle == SlotLifecycle.CREATE_IF_MISSING || lifecycle == SlotLifecycle.OWNED;
 		if (slot.isEmpty() && creates) {
 			if (!admin.hasReplicationPrivilege()) {
-				throw new InsufficientPrivilegeException(admin.currentUser(), "create replication slot '" + slotName()
-						+ "' (it needs the REPLICATION attribute or superuser)", null);
+				throw new InsufficientPrivilegeException(admin.currentUser(),
+						"create replication slot '" + slotName + "' (it needs the REPLICATION attribute or superuser)",
+						null);
 			}
 			// A slot decodes with the publication as of each change: publication first.
-			admin.ensurePublication(this.properties.getPublication().getName(),
-					this.properties.getPublication().getMode(), tables);
+			admin.ensurePublication(publicationName, this.properties.getPublication().getMode(), tables);
 		}
-		admin.ensureSlot(slotName(), lifecycle, true);
-	}
-
-	private String slotName() {
-		return this.properties.getSlot().getName();
+		admin.ensureSlot(slotName, lifecycle, true);
 	}
 
 }

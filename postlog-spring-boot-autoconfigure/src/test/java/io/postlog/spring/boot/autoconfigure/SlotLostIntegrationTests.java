@@ -14,7 +14,7 @@ import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotLostException;
 import io.postlog.spring.PgChangeListener;
 import io.postlog.spring.PostlogSlotLostEvent;
-import io.postlog.spring.test.PostlogTestUtils;
+import io.postlog.spring.CaughtUp;
 import io.postlog.test.EmbeddedPostgresServer;
 import io.postlog.test.PostgresDatabase;
 import org.junit.jupiter.api.AfterAll;
@@ -104,7 +104,7 @@ class SlotLostIntegrationTests {
 					"are SKIPPED and will never be delivered");
 			assertThat(slot("lost_recreate").isLost()).isFalse();
 			this.database.execute("INSERT INTO orders VALUES (42)");
-			PostlogTestUtils.awaitCaughtUp(context, Duration.ofSeconds(30));
+			CaughtUp.await(context, Duration.ofSeconds(30));
 			Orders orders = context.getBean(Orders.class);
 			await().atMost(Duration.ofSeconds(10)).until(() -> orders.ids.contains(42));
 		}

@@ -1,0 +1,111 @@
+package io.postlog.benchmarks.e2e;
+
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+
+import com.sun.management.OperatingSystemMXBean;
+import io.postlog.TableId;
+import io.postlog.snapshot.ExportedSnapshot;
+import io.postlog.snapshot.SnapshotConnections;
+import io.postlog.snapshot.SnapshotOptions;
+import io.postlog.snapshot.SnapshotReader;
+import io.postlog.snapshot.SnapshotResult;
+import io.postlog.types.ValueDecoders;
+import org.postgresql.PGConnection;
+import org.postgresql.PGProperty;
+
+/**
+ * The initial snapshot's rate against the floor of one binary {@code COPY}, in the same
+ * JVM and run: per run, {@code COPY (SELECT * FROM table) TO STDOUT (FORMAT binary)}
+ * drained by pgjdbc's {@code CopyManager} into a null stream, then a
+ * {@link SnapshotReader} of the same table under a fresh exported snapshot (temporary
+ * slot) with a sink that only counts, at each parallelism. Prints one {@code RESULT} line
+ * per leg and run. Arguments: {@code url= user= table=bench_rows rows= parallelism=1,2,4
+ * runs=3 binary=true}.
+ */
+public final class SnapshotLeg {
+
+	private SnapshotLeg() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		String url = Tally.arg(args, "url", null);
+		String user = Tally.arg(args, "user", "postgres");
+		String table = Tally.arg(args, "table", "bench_rows");
+		long rows = Long.parseLong(Tally.arg(args, "rows", null));
+		int runs = Integer.parseInt(Tally.arg(args, "runs", "3"));
+		boolean binary = Boolean.parseBoolean(Tally.arg(args, "binary", "true"));
+		List<Integer> parallelisms = new ArrayList<>();
+		for (String value : Tally.arg(args, "parallelism", "1,2,4").split(",")) {
+			parallelisms.add(Integer.parseInt(value.trim()));
+		}
+		for (int run = 1; run <= runs; run++) {
+			copy(url, user, table, rows, run);
+			for (int parallelism : parallelisms) {
+				snapshot(url, user, table, rows, run, parallelism, binary);
+			}
+		}
+	}
+
+	private static void copy(String url, String user, String table, long rows, int run) throws Exception {
+		Properties properties = new Properties();
+		properties.setProperty("user", user);
+		try (Connection connection = DriverManager.getConnection(url, properties)) {
+			long cpu = cpuNanos();
+			long start = System.nanoTime();
+			long copied = connection.unwrap(PGConnection.class)
+				.getCopyAPI()
+				.copyOut("COPY (SELECT * FROM " + table + ") TO STDOUT (FORMAT binary)",
+						OutputStream.nullOutputStream());
+			report("copy-binary", run, 1, copied, rows, System.nanoTime() - start, cpuNanos() - cpu);
+		}
+	}
+
+	private static void snapshot(String url, String user, String table, long rows, int run, int parallelism,
+			boolean binary) throws Exception {
+		Properties properties = new Properties();
+		PGProperty.USER.set(properties, user);
+		PGProperty.REPLICATION.set(properties, "database");
+		PGProperty.ASSUME_MIN_SERVER_VERSION.set(properties, "10");
+		PGProperty.PREFER_QUERY_MODE.set(properties, "simple");
+		long[] count = new long[1];
+		try (ExportedSnapshot snapshot = ExportedSnapshot.create(DriverManager.getConnection(url, properties),
+				"bench_snapshot_" + run + "_" + parallelism, true)) {
+			long cpu = cpuNanos();
+			long start = System.nanoTime();
+			SnapshotResult result = new SnapshotReader(SnapshotConnections.of(url, user, null),
+					ValueDecoders.standard())
+				.read(snapshot, List.of(TableId.parse(table)),
+						SnapshotOptions.defaults().withParallelism(parallelism).withBinary(binary),
+						(change) -> count[0]++);
+			long elapsed = System.nanoTime() - start;
+			if (result.rows() != count[0]) {
+				throw new IllegalStateException("Result says " + result.rows() + " rows, sink saw " + count[0]);
+			}
+			report(binary ? "snapshot" : "snapshot-text", run, parallelism, count[0], rows, elapsed, cpuNanos() - cpu);
+		}
+	}
+
+	private static void report(String leg, int run, int parallelism, long received, long expected, long nanos,
+			long cpuNanos) {
+		if (received != expected) {
+			System.out.println("FAILED leg=" + leg + " run=" + run + " expected=" + expected + " received=" + received);
+			System.exit(1);
+		}
+		double seconds = nanos / 1e9;
+		System.out.println(String.format(Locale.ROOT,
+				"RESULT leg=%s run=%d parallelism=%d rows=%d seconds=%.3f rows_per_s=%.0f client_cpu_s=%.2f", leg, run,
+				parallelism, received, seconds, received / seconds, cpuNanos / 1e9));
+	}
+
+	private static long cpuNanos() {
+		return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+	}
+
+}

@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.postlog.TableId;
+import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
@@ -50,6 +51,7 @@ import org.jspecify.annotations.Nullable;
  * transactional store covers
  * @param checkpointBatchDelay the longest a sink transaction stays open for more source
  * transactions
+ * @param walSafety failover, what to do with a lost slot, and heartbeats
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
 		PublicationMode publicationMode, List<TableId> tables, boolean binary, RetryPolicy retryPolicy,
@@ -57,7 +59,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		int readAheadEvents, long readAheadBytes, Duration stopTimeout, ConsumerListener listener,
 		ValueDecoders valueDecoders, List<Subscription> subscriptions, LogicalStreamFactory streams,
 		@Nullable AdminConnections admin, CheckpointStore checkpointStore, int checkpointBatch,
-		Duration checkpointBatchDelay) {
+		Duration checkpointBatchDelay, WalSafety walSafety) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -100,6 +102,15 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		require(checkpointStore != null, "checkpointStore");
 		require(checkpointBatch > 0, "checkpoint batch (at least 1 transaction)");
 		positive(checkpointBatchDelay, "checkpoint batch delay");
+		require(walSafety != null, "walSafety");
+		if (walSafety.failover() && slotLifecycle == SlotLifecycle.TEMPORARY) {
+			throw new ReplicationConsumerException("A temporary slot cannot fail over (PostgreSQL synchronises only "
+					+ "permanent slots to standbys): use another slot lifecycle or turn failover off");
+		}
+		if (walSafety.lostSlotAction() == LostSlotAction.RECREATE && slotLifecycle == SlotLifecycle.EXISTING) {
+			throw new ReplicationConsumerException("Recreating a lost slot needs a slot lifecycle under which the "
+					+ "consumer creates slots, not EXISTING: use CREATE_IF_MISSING or OWNED, or fail on a lost slot");
+		}
 		if (checkpointStore.transactional()) {
 			for (Subscription subscription : subscriptions) {
 				if (subscription.concurrency() > 1 || subscription.acknowledging()) {

@@ -70,7 +70,7 @@ final class LostSlots {
 	 */
 	void recreated(SlotLostException loss, @Nullable Lsn lastAcknowledged, SlotInfo slot) {
 		logger.error(
-				"Replication slot {} was created again after it was lost ({}): the changes committed after {} and "
+				"Replication slot '{}' was created again after it was lost ({}): the changes committed after {} and "
 						+ "before {} are SKIPPED and will never be delivered; rebuild what depends on them from the "
 						+ "tables",
 				this.config.slotName(), loss.reason(),

@@ -13,6 +13,8 @@ import io.postlog.Lsn;
 import io.postlog.Operation;
 import io.postlog.TableId;
 import io.postlog.Transaction;
+import io.postlog.admin.LostSlotAction;
+import io.postlog.admin.SlotLostException;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.PostlogException;
@@ -37,7 +39,9 @@ import org.springframework.context.SmartLifecycle;
  * Readiness is {@code REFUSING_TRAFFIC} from start until the consumer first runs (or
  * waits in standby behind another replica), then {@code ACCEPTING_TRAFFIC}; when Spring
  * Boot declares the application ready before that, the registry answers with
- * {@code REFUSING_TRAFFIC} again. Thread-safe.
+ * {@code REFUSING_TRAFFIC} again. A slot found lost, at start or on a reconnect, is
+ * published as a {@link PostlogSlotLostEvent} before the consumer acts on it.
+ * Thread-safe.
  */
 public final class PostlogListenerRegistry implements SmartLifecycle, ApplicationEventPublisherAware,
 		ApplicationListener<AvailabilityChangeEvent<ReadinessState>> {
@@ -323,6 +327,18 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		public void slotAdvanced(Lsn acknowledged, Lsn confirmedFlush) {
 			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
 				safely(() -> observer.slotAdvanced(acknowledged, confirmedFlush));
+			}
+		}
+
+		@Override
+		public void slotLost(SlotLostException loss, LostSlotAction action) {
+			ApplicationEventPublisher publisher = PostlogListenerRegistry.this.publisher;
+			if (publisher != null) {
+				safely(() -> publisher
+					.publishEvent(new PostlogSlotLostEvent(PostlogListenerRegistry.this, loss, action)));
+			}
+			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
+				safely(() -> observer.slotLost(loss, action));
 			}
 		}
 

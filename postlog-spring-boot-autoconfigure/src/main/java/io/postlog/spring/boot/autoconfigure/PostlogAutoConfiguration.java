@@ -25,7 +25,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
-import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -62,12 +61,12 @@ public final class PostlogAutoConfiguration {
 	@ConditionalOnMissingBean
 	PostlogListenerRegistry postlogListenerRegistry(PostlogProperties properties, DataSource dataSource,
 			ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<ConsumerListener> listeners,
-			ApplicationEventPublisher publisher) {
+			ObjectProvider<HeartbeatTracker> heartbeats) {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = replicationConnectionFactory(properties,
 				connectionDetails.getIfAvailable());
 		return new PostlogListenerRegistry(
-				new PostlogConsumerSetup(properties, dataSource, connectionFactory, publisher),
+				new PostlogConsumerSetup(properties, dataSource, connectionFactory, heartbeats.getIfAvailable()),
 				listeners.orderedStream().toList());
 	}
 

@@ -9,14 +9,17 @@ import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
+import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.stream.ReplicationConnectionFactory;
-
-import org.springframework.context.ApplicationEventPublisher;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Sets up the slot and publication on the application's {@link DataSource} and configures
- * the consumer from {@link PostlogProperties}. The replication connection is always a
+ * Configures the consumer from {@link PostlogProperties}: the consumer's own set-up then
+ * runs the start-up checks, acts on a lost slot ({@code postlog.slot.on-lost}), creates
+ * the slot with failover ({@code postlog.slot.failover}) and, with heartbeats on, reports
+ * them to the {@link HeartbeatTracker} (publishing the heartbeat table before PostgreSQL
+ * 14), on the application's {@link DataSource}. The replication connection is always a
  * fresh one per (re)connect, never from the pool.
  */
 final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetup {
@@ -27,14 +30,14 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final ReplicationConnectionFactory connectionFactory;
 
-	private final SlotPreparation preparation;
+	private final @Nullable HeartbeatTracker heartbeats;
 
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
-			ReplicationConnectionFactory connectionFactory, ApplicationEventPublisher publisher) {
+			ReplicationConnectionFactory connectionFactory, @Nullable HeartbeatTracker heartbeats) {
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
-		this.preparation = new SlotPreparation(properties, dataSource, publisher);
+		this.heartbeats = heartbeats;
 	}
 
 	@Override
@@ -48,11 +51,11 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			PgIdentifiers.requireName("schema", table.schema());
 			PgIdentifiers.requireName("table", table.name());
 		}
-		tables = this.preparation.prepare(tables);
 		PostlogProperties.Retry retry = this.properties.getRetry();
-		// The consumer's start() checks wal_level and creates the slot and publication on
-		// the calling thread, so a set-up fault fails the application's start-up.
-		return ReplicationConsumer.builder()
+		// The consumer's start() runs the start-up checks and creates the slot and
+		// publication on the calling thread, so a set-up fault fails the application's
+		// start-up.
+		ReplicationConsumer.Builder builder = ReplicationConsumer.builder()
 			.connectionFactory(this.connectionFactory)
 			.adminDataSource(this.dataSource)
 			.slotName(this.properties.getSlot().getName())
@@ -67,7 +70,14 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.connectTimeout(this.properties.getConnectTimeout())
 			.maxUnacknowledged(this.properties.getDelivery().getMaxUnacknowledged())
 			.readAhead(1024, this.properties.getDelivery().getReadAhead().toBytes())
-			.maxTransactionChanges(this.properties.getMaxTransactionChanges());
+			.maxTransactionChanges(this.properties.getMaxTransactionChanges())
+			.failover(this.properties.getSlot().isFailover())
+			.lostSlotAction(this.properties.getSlot().getOnLost());
+		if (this.heartbeats != null) {
+			builder.heartbeatMonitor(this.heartbeats)
+				.heartbeatTable(TableId.parse(this.properties.getHeartbeat().getTable()));
+		}
+		return builder;
 	}
 
 	private List<TableId> publishedTables(List<TableId> listenerTables) {

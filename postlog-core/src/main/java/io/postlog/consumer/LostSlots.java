@@ -131,8 +131,8 @@ final class LostSlots {
 			logger.warn("Consumer listener failed: {}", ex.getClass().getName());
 		}
 		if (action == LostSlotAction.RECREATE) {
-			logger.error("{}. The lost-slot action is RECREATE: dropping it and creating a new slot; the changes "
-					+ "in between are skipped", loss.getMessage());
+			logger.error("{}. The lost-slot action is RECREATE (postlog.slot.on-lost=recreate): dropping it and "
+					+ "creating a new slot; the changes in between are skipped", loss.getMessage());
 		}
 		return action;
 	}

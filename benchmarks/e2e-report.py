@@ -7,6 +7,7 @@ import sys
 
 results_tsv, latency_tsv, footprint_tsv = sys.argv[1:4]
 slow_tsv = sys.argv[4] if len(sys.argv) > 4 else None
+big_tsv = sys.argv[5] if len(sys.argv) > 5 else None
 env = os.environ
 expected = int(env['EXPECTED'])
 
@@ -101,6 +102,38 @@ if slow:
     for lanes, changes, seconds, rate, order in slow:
         ratio = f'{float(rate) / base:.2f}×' if base else 'n/a'
         w(f'| {lanes} | {int(changes):,} | {float(seconds):.1f} | {float(rate):,.0f} | {ratio} | {order} |')
+    w('')
+
+if 'core-streaming' in runs and 'core-binary' in runs:
+    on = statistics.median(expected / r['f2l'] for r in runs['core-streaming'])
+    off = statistics.median(expected / r['f2l'] for r in runs['core-binary'])
+    w(f'Streaming on (`core-streaming`, protocol 2 with `streaming \'on\'`, 16 MB buffer) over streaming off '
+      f'(`core-binary`), median first→last rate: **{on / off:.2f}×**. The server\'s `logical_decoding_work_mem` is its '
+      'default (64 MB), so 1,000-row transactions are not streamed: this measures what streaming costs a workload '
+      'of ordinary transactions.')
+    w('')
+
+big = rows(big_tsv) if big_tsv else []
+if big:
+    w('## One large transaction, streaming off and on')
+    w('')
+    w(f'One INSERT of {int(env["BIG_ROWS"]):,} `bench_rows`-shaped rows in a single transaction, read by postlog core '
+      '(binary, every value read) from a slot created just before it, with the leg streaming while the transaction is '
+      'written; server `logical_decoding_work_mem` at its default (64 MB), client buffer 16 MB. *commit → last change*: '
+      'from the commit time the server records to the last change reaching the listener. Server bytes from '
+      '`pg_stat_replication_slots`.')
+    w('')
+    w('| streaming | run | commit → last change ms | first→last s | client CPU s | peak RSS MB | server spill_bytes '
+      '| server stream_bytes | client spilled bytes |')
+    w('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+    for mode, run, c2l, f2l, cpu, rss, sspill, sstream, cspill in big:
+        w(f'| {mode} | {run} | {int(c2l):,} | {float(f2l):.1f} | {float(cpu):.1f} | {int(rss) / 1024:,.0f} '
+          f'| {int(sspill or 0):,} | {int(sstream or 0):,} | {int(cspill):,} |')
+    c2l_on = statistics.median(int(r[2]) for r in big if r[0] == 'on')
+    c2l_off = statistics.median(int(r[2]) for r in big if r[0] == 'off')
+    w('')
+    w(f'Median commit → last change: streaming off {c2l_off:,.0f} ms, on {c2l_on:,.0f} ms: '
+      f'**{c2l_on / c2l_off:.2f}×** with streaming on.')
     w('')
 
 fp = rows(footprint_tsv)

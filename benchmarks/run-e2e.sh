@@ -5,11 +5,12 @@
 # test, and writes benchmarks/RESULTS.md. See benchmarks/README.md.
 #
 #   benchmarks/run-e2e.sh [--rows N] [--runs K] [--legs a,b,c] [--latency-seconds S]
-#                         [--rate TX_PER_S] [--slow-changes N] [--no-footprint] [--out FILE]
+#                         [--rate TX_PER_S] [--slow-changes N] [--no-footprint] [--big-rows N]
+#                         [--out FILE]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,spring-change,spring-record,debezium-connect,debezium-json
+ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,core-streaming,spring-change,spring-record,spring-sink-slot,spring-sink-jdbc,debezium-connect,debezium-json
 ROWS=1000000
 RUNS=3
 LEGS=$ALL_LEGS
@@ -21,6 +22,9 @@ LATENCY_WARMUP=10
 FOOTPRINT=1
 # Changes of the slow-listener run (2 ms per change, 1 lane and 8); 0 skips it.
 SLOW_CHANGES=100000
+# Rows of the one large transaction timed from commit to its last change, streaming off and
+# on (0 skips it).
+BIG_ROWS=0
 OUT=$ROOT/benchmarks/RESULTS.md
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 
@@ -33,8 +37,9 @@ while [ $# -gt 0 ]; do
 		--rate) RATE=$2; shift 2 ;;
 		--no-footprint) FOOTPRINT=0; shift ;;
 		--slow-changes) SLOW_CHANGES=$2; shift 2 ;;
+		--big-rows) BIG_ROWS=$2; shift 2 ;;
 		--out) OUT=$2; shift 2 ;;
-		-h|--help) sed -n 2,8p "$0"; exit 0 ;;
+		-h|--help) sed -n 2,9p "$0"; exit 0 ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
 	esac
 done
@@ -162,8 +167,12 @@ leg_command() { # leg slot expected latency ready
 		pgjdbc-raw) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.RawPgjdbcLeg "${common[@]}" ;;
 		core-binary) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=true ;;
 		core-text) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=false ;;
+		core-streaming) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=true streaming=true \
+			spill="$WORK/spill" ;;
 		spring-change) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=change ;;
 		spring-record) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=record ;;
+		spring-sink-slot | spring-sink-jdbc) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SinkLeg "${common[@]}" \
+			store="${leg#spring-sink-}" batch=100 sink="sink_$slot" ;;
 		debezium-connect | debezium-json) echo "${JAVA[@]}" io.postlog.benchmarks.debezium.DebeziumLeg "${common[@]}" \
 			host=127.0.0.1 port="$PORT" database=bench format="${leg#debezium-}" leg="$leg" ;;
 	esac
@@ -175,6 +184,8 @@ run_leg() {
 	slot=$(slot_name "$leg" "$run")
 	local out="$WORK/legs/$leg-$run.log" timing="$WORK/legs/$leg-$run.time"
 	local cmd
+	# A sink leg writes one row per change into a table of its own.
+	case "$leg" in spring-sink-*) sql "CREATE TABLE sink_$slot (id bigint, op text)" ;; esac
 	read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$EXPECTED" false "")"
 	local start end
 	start=$(date +%s.%N)
@@ -271,6 +282,52 @@ if [ "$SLOW_CHANGES" -gt 0 ]; then
 	done
 fi
 
+# --- one large transaction ------------------------------------------------------------------
+# Commit to last change of one BIG_ROWS-row transaction, read by postlog core with streaming
+# off and on, in turn, each from a slot of its own created just before it and with the leg
+# already streaming while the transaction is written. Appends to big.tsv: mode run
+# commit_to_last_ms first_to_last_s cpu_s rss_kb server_spill_bytes server_stream_bytes
+# client_spilled_bytes
+: >"$WORK/big.tsv"
+if [ "$BIG_ROWS" -gt 0 ]; then
+	sql "CREATE TABLE big_rows(id bigint PRIMARY KEY, a int, b text, c timestamptz, d numeric(12,2), e jsonb)"
+	sql "CREATE PUBLICATION big_pub FOR TABLE big_rows"
+	for run in $(seq 1 "$RUNS"); do
+		for mode in off on; do
+			slot="big_${mode}_$run"
+			sql "SELECT 1 FROM pg_create_logical_replication_slot('$slot', 'pgoutput')" >/dev/null
+			ready="$WORK/legs/big-$mode-$run.ready" out="$WORK/legs/big-$mode-$run.log"
+			streaming=false
+			[ "$mode" = on ] && streaming=true
+			/usr/bin/time -v -o "$WORK/legs/big-$mode-$run.time" "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg \
+				url="$URL" user=postgres slot="$slot" publication=big_pub expected="$BIG_ROWS" ready="$ready" \
+				timeout=900 leg="big-$mode" streaming="$streaming" spill="$WORK/spill" >"$out" 2>&1 &
+			pid=$!
+			for _ in $(seq 1 240); do [ -f "$ready" ] || ! kill -0 "$pid" 2>/dev/null && break; sleep 0.5; done
+			[ -f "$ready" ] || { tail -20 "$out" >&2; die "large-transaction leg $mode did not start"; }
+			sleep 2
+			log "large transaction, streaming $mode (run $run): $BIG_ROWS rows in one transaction"
+			sql "INSERT INTO big_rows SELECT g, (g % 100000)::int, 'row ' || g || ' please deliver to the back door',
+				timestamptz '2024-01-01 00:00:00+00' + g * interval '1 second', ((g % 1000000) / 100.0)::numeric(12,2),
+				jsonb_build_object('qty', g % 10, 'sku', 'A-' || g) FROM generate_series(1, $BIG_ROWS) g" >/dev/null
+			wait "$pid" || { tail -20 "$out" >&2; die "large-transaction leg $mode (run $run) failed"; }
+			line=$(grep '^RESULT ' "$out")
+			c2l=$(sed -n 's/.* commit_to_last_ms=\([0-9]*\).*/\1/p' <<<"$line")
+			f2l=$(sed -n 's/.* first_to_last_s=\([0-9.]*\).*/\1/p' <<<"$line")
+			spilled=$(sed -n 's/^SPILLED bytes=\([0-9]*\).*/\1/p' "$out")
+			cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$WORK/legs/big-$mode-$run.time")
+			rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/legs/big-$mode-$run.time")
+			read -r server_spill server_stream < <(sql "SELECT spill_bytes, stream_bytes FROM pg_stat_replication_slots
+				WHERE slot_name = '$slot'" | tr '|' ' ')
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$mode" "$run" "$c2l" "$f2l" "$cpu" "$rss" \
+				"${server_spill:-}" "${server_stream:-}" "${spilled:-0}" >>"$WORK/big.tsv"
+			log "large transaction, streaming $mode: commit to last change $c2l ms, server spilled ${server_spill:-?} B, streamed ${server_stream:-?} B, client spilled ${spilled:-0} B"
+			sql "SELECT 1 FROM pg_drop_replication_slot('$slot')" >/dev/null
+			sql "TRUNCATE big_rows"
+		done
+	done
+fi
+
 # --- footprint ----------------------------------------------------------------------------
 : >"$WORK/footprint.tsv"
 if [ "$FOOTPRINT" -eq 1 ]; then
@@ -323,12 +380,12 @@ fi
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report -------------------------------------------------------------------------------
-export ROWS RUNS EXPECTED LEGS LATENCY_SECONDS LATENCY_WARMUP RATE WRITER_CONNECTIONS LOAD_BEFORE LOAD_AFTER PG_VERSION WAL_BYTES
+export BIG_ROWS ROWS RUNS EXPECTED LEGS LATENCY_SECONDS LATENCY_WARMUP RATE WRITER_CONNECTIONS LOAD_BEFORE LOAD_AFTER PG_VERSION WAL_BYTES
 export JAVA_VERSION="$(java -version 2>&1 | head -2 | tr '\n' ' ')"
 export CPU_MODEL="$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 export NPROC="$(nproc)" MEMORY="$(free -h | awk '/^Mem:/ { print $2 }')"
-export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES"
+export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES --big-rows $BIG_ROWS"
 python3 "$ROOT/benchmarks/e2e-report.py" "$WORK/results.tsv" "$WORK/latency.tsv" "$WORK/footprint.tsv" \
-	"$WORK/slow.tsv" >"$OUT"
+	"$WORK/slow.tsv" "$WORK/big.tsv" >"$OUT"
 log "wrote $OUT"
 cat "$OUT"

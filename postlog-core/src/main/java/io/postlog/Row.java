@@ -52,6 +52,22 @@ public final class Row {
 	}
 
 	/**
+	 * Creates a row that takes the array it is given instead of copying it: for code that
+	 * decodes rows in bulk (postlog's decoders do). The caller hands the array over and
+	 * must not change it afterwards.
+	 * @param columns the column layout
+	 * @param values one value per column, in the same order (not copied)
+	 * @return the row
+	 */
+	public static Row ofOwned(Columns columns, @Nullable Object[] values) {
+		if (values.length != columns.names.size()) {
+			throw new IllegalArgumentException(
+					"Row has " + values.length + " values for " + columns.names.size() + " columns");
+		}
+		return new Row(columns, values);
+	}
+
+	/**
 	 * Creates a row from a map, keeping the map's iteration order.
 	 * @param values column names to values
 	 * @return the row

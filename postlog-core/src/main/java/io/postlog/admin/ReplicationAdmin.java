@@ -86,11 +86,31 @@ public final class ReplicationAdmin {
 	}
 
 	/**
-	 * Returns the server's current WAL write position ({@code pg_current_wal_lsn()}).
+	 * Returns the server's current WAL write position ({@code pg_current_wal_lsn()}, or
+	 * on 9.6 its name there, {@code pg_current_xlog_location()}).
 	 * @return the position
 	 */
 	public Lsn currentLsn() {
-		return Lsn.parse(queryString("SELECT pg_current_wal_lsn()::text", "read the current WAL position"));
+		return Lsn.parse(queryString("SELECT " + currentLsnFunction(serverVersion()) + "::text",
+				"read the current WAL position"));
+	}
+
+	/**
+	 * Returns the call that reads the current WAL write position: PostgreSQL 10 renamed
+	 * the {@code xlog} functions to {@code wal}.
+	 */
+	static String currentLsnFunction(int serverVersion) {
+		return (serverVersion >= 100000) ? "pg_current_wal_lsn()" : "pg_current_xlog_location()";
+	}
+
+	/**
+	 * Finds the columns of these tables whose values the server cannot send in binary,
+	 * such as {@code aclitem[]}; see {@link TableCatalog#typesWithoutBinarySend}.
+	 * @param tables the tables
+	 * @return those columns, empty if binary streaming can carry every column
+	 */
+	public List<UnsendableColumn> typesWithoutBinarySend(List<TableId> tables) {
+		return new TableCatalog(this.connection).typesWithoutBinarySend(tables);
 	}
 
 	/**
@@ -190,7 +210,7 @@ public final class ReplicationAdmin {
 	 * @throws InsufficientPrivilegeException if the role may not create slots
 	 */
 	public SlotInfo ensureSlot(String name, SlotLifecycle lifecycle) {
-		return ensureSlot(name, lifecycle, false);
+		return ensureSlot(name, lifecycle, PLUGIN, false);
 	}
 
 	/**
@@ -210,7 +230,38 @@ public final class ReplicationAdmin {
 	 * @see #ensureSlot(String, SlotLifecycle)
 	 */
 	public SlotInfo ensureSlot(String name, SlotLifecycle lifecycle, boolean failover) {
+		return ensureSlot(name, lifecycle, PLUGIN, failover);
+	}
+
+	/**
+	 * Makes sure a slot of this name and output plugin can be streamed from this
+	 * database, as the lifecycle says; {@link #ensureSlot(String, SlotLifecycle)} for
+	 * another plugin, such as {@code wal2json} or {@code pglogical_output}.
+	 * @param name the slot name
+	 * @param lifecycle who creates the slot
+	 * @param plugin the output plugin the slot must have, or is created with
+	 * @return the slot, or for a temporary slot not yet created a description of it
+	 * @throws SlotPluginMismatchException if the slot belongs to another plugin or
+	 * database
+	 * @see #ensureSlot(String, SlotLifecycle)
+	 */
+	public SlotInfo ensureSlot(String name, SlotLifecycle lifecycle, String plugin) {
+		return ensureSlot(name, lifecycle, plugin, false);
+	}
+
+	/**
+	 * Makes sure a slot of this name and output plugin can be streamed from this
+	 * database, created with failover when asked: the general form of the other
+	 * {@code ensureSlot} methods.
+	 * @param name the slot name
+	 * @param lifecycle who creates the slot
+	 * @param plugin the output plugin the slot must have, or is created with
+	 * @param failover whether a slot postlog creates fails over to standbys (17+)
+	 * @return the slot, or for a temporary slot not yet created a description of it
+	 */
+	public SlotInfo ensureSlot(String name, SlotLifecycle lifecycle, String plugin, boolean failover) {
 		PgIdentifiers.requireSlotName(name);
+		Objects.requireNonNull(plugin, "plugin");
 		Objects.requireNonNull(lifecycle, "lifecycle");
 		if (failover) {
 			requireFailoverSupport(name, lifecycle);
@@ -220,8 +271,8 @@ public final class ReplicationAdmin {
 		Optional<SlotInfo> existing = slot(name);
 		if (existing.isPresent()) {
 			SlotInfo slot = existing.get();
-			if (!PLUGIN.equals(slot.plugin()) || !database.equals(slot.database())) {
-				throw new SlotPluginMismatchException(slot, PLUGIN, database);
+			if (!plugin.equals(slot.plugin()) || !database.equals(slot.database())) {
+				throw new SlotPluginMismatchException(slot, plugin, database);
 			}
 			if (lifecycle == SlotLifecycle.TEMPORARY && !slot.temporary()) {
 				throw new SlotConflictException(
@@ -239,8 +290,8 @@ public final class ReplicationAdmin {
 		return switch (lifecycle) {
 			case EXISTING -> throw new SlotNotFoundException(name, null);
 			case TEMPORARY ->
-				new SlotInfo(name, PLUGIN, "logical", database, true, false, null, null, null, null, null);
-			case CREATE_IF_MISSING, OWNED -> createSlot(name, database, failover);
+				new SlotInfo(name, plugin, "logical", database, true, false, null, null, null, null, null);
+			case CREATE_IF_MISSING, OWNED -> createSlot(name, database, plugin, failover);
 		};
 	}
 
@@ -254,14 +305,14 @@ public final class ReplicationAdmin {
 		}
 	}
 
-	private SlotInfo createSlot(String name, String database, boolean failover) {
+	private SlotInfo createSlot(String name, String database, String plugin, boolean failover) {
 		String sql = failover ? "SELECT slot_name FROM pg_create_logical_replication_slot(?, ?, false, false, true)"
 				: "SELECT slot_name FROM pg_create_logical_replication_slot(?, ?)";
 		try (PreparedStatement statement = this.connection.prepareStatement(sql)) {
 			statement.setString(1, name);
-			statement.setString(2, PLUGIN);
+			statement.setString(2, plugin);
 			statement.executeQuery().close();
-			logger.info("Created replication slot '{}' (plugin {}, database {}{})", name, PLUGIN, database,
+			logger.info("Created replication slot '{}' (plugin {}, database {}{})", name, plugin, database,
 					failover ? ", failover" : "");
 		}
 		catch (SQLException ex) {
@@ -274,8 +325,8 @@ public final class ReplicationAdmin {
 			}
 			// Another process created it between our look-up and ours: check theirs.
 			SlotInfo theirs = slot(name).orElseThrow(() -> new SlotNotFoundException(name, ex));
-			if (!PLUGIN.equals(theirs.plugin()) || !database.equals(theirs.database())) {
-				throw new SlotPluginMismatchException(theirs, PLUGIN, database);
+			if (!plugin.equals(theirs.plugin()) || !database.equals(theirs.database())) {
+				throw new SlotPluginMismatchException(theirs, plugin, database);
 			}
 			return theirs;
 		}

@@ -36,7 +36,9 @@ final class SlotQuery {
 		boolean walStatus = serverVersion >= WAL_STATUS_VERSION;
 		boolean conflicting = serverVersion >= CONFLICTING_VERSION;
 		boolean failover = serverVersion >= FAILOVER_VERSION;
-		return "SELECT slot_name, plugin, slot_type, database, temporary, active, active_pid,"
+		// Temporary slots arrived in PostgreSQL 10.
+		String temporary = (serverVersion >= 100000) ? "temporary" : "false";
+		return "SELECT slot_name, plugin, slot_type, database, " + temporary + ", active, active_pid,"
 				+ " restart_lsn::text, confirmed_flush_lsn::text"
 				+ (walStatus ? ", wal_status, safe_wal_size" : ", NULL::text, NULL::bigint")
 				+ (conflicting ? ", conflicting" : ", NULL::boolean")

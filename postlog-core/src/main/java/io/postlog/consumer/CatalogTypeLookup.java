@@ -72,6 +72,16 @@ final class CatalogTypeLookup implements TypeLookup {
 			return new String(value, StandardCharsets.UTF_8);
 		}
 
+		@Override
+		public Object decodeText(byte[] source, int offset, int length) {
+			return new String(source, offset, length, StandardCharsets.UTF_8);
+		}
+
+		@Override
+		public Object decodeBinary(byte[] source, int offset, int length) {
+			return new String(source, offset, length, StandardCharsets.UTF_8);
+		}
+
 	}
 
 }

@@ -51,6 +51,8 @@ import org.jspecify.annotations.Nullable;
  * transactional store covers
  * @param checkpointBatchDelay the longest a sink transaction stays open for more source
  * transactions
+ * @param streaming how to buffer in-progress transactions the server streams, or
+ * {@code null} to have the server send each transaction at its commit
  * @param walSafety failover, what to do with a lost slot, and heartbeats
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
@@ -59,7 +61,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		int readAheadEvents, long readAheadBytes, Duration stopTimeout, ConsumerListener listener,
 		ValueDecoders valueDecoders, List<Subscription> subscriptions, LogicalStreamFactory streams,
 		@Nullable AdminConnections admin, CheckpointStore checkpointStore, int checkpointBatch,
-		Duration checkpointBatchDelay, WalSafety walSafety) {
+		Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -114,12 +116,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		if (checkpointStore.transactional()) {
 			for (Subscription subscription : subscriptions) {
 				if (subscription.concurrency() > 1 || subscription.acknowledging()) {
-					throw new ReplicationConsumerException("Subscription '" + subscription.id() + "' "
-							+ ((subscription.concurrency() > 1) ? "runs on " + subscription.concurrency() + " lanes"
-									: "acknowledges itself")
-							+ ", which a transactional checkpoint store (" + checkpointStore + ") cannot allow: "
-							+ "each source transaction must be handled, serially and completely, inside one sink "
-							+ "transaction; use concurrency 1 without an Acknowledgment, or the slot-only store");
+					throw new IncompatibleSubscriptionException(subscription, checkpointStore);
 				}
 			}
 		}

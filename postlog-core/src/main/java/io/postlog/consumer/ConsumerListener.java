@@ -83,4 +83,13 @@ public interface ConsumerListener {
 	default void acknowledged(Lsn lsn) {
 	}
 
+	/**
+	 * With streaming on, the spill files of in-progress streamed transactions changed:
+	 * after a stream block, an abort, a commit passed on, and when a session ends.
+	 * @param bytes the bytes of spill files on disk now
+	 * @param totalBytes the bytes written to spill files since the consumer started
+	 */
+	default void spilled(long bytes, long totalBytes) {
+	}
+
 }

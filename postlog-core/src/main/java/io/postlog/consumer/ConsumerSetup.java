@@ -44,6 +44,8 @@ final class ConsumerSetup {
 
 	private static final int MESSAGES_VERSION = 140000;
 
+	private static final int STREAMING_VERSION = 140000;
+
 	private final ConsumerConfig config;
 
 	private final @Nullable AdminConnections admin;
@@ -60,7 +62,7 @@ final class ConsumerSetup {
 			// No server version to go by: heartbeats are rows of the table when one is
 			// named, else messages.
 			WalSafety safety = this.config.walSafety();
-			TableId heartbeatTable = (safety.heartbeatMonitor() != null) ? safety.heartbeatTable() : null;
+			TableId heartbeatTable = safety.heartbeatTable();
 			boolean heartbeatMessages = safety.heartbeatMonitor() != null && heartbeatTable == null;
 			return new Result(this.config.binary(), this.config.wantsMessages() || heartbeatMessages, heartbeatTable);
 		}
@@ -74,20 +76,26 @@ final class ConsumerSetup {
 			throw new ReplicationConsumerException("A message handler needs PostgreSQL 14 or later to stream "
 					+ "logical decoding messages; the server is PostgreSQL " + version(version));
 		}
+		if (this.config.streaming() != null && version < STREAMING_VERSION) {
+			throw new ReplicationConsumerException("Streaming in-progress transactions needs PostgreSQL 14 or later "
+					+ "(pgoutput protocol 2); the server is PostgreSQL " + version(version)
+					+ ": turn streaming off for this server");
+		}
 		SlotLifecycle lifecycle = this.config.slotLifecycle();
 		WalSafety safety = this.config.walSafety();
 		TableId heartbeatTable = heartbeatTable(version);
-		if (heartbeatTable != null) {
+		boolean tracked = heartbeatTable != null && safety.heartbeatMonitor() != null;
+		if (tracked) {
 			HeartbeatWriter.ensureTable(connection, heartbeatTable);
 		}
-		List<TableId> tables = published(heartbeatTable);
+		List<TableId> tables = tracked ? published(heartbeatTable) : this.config.tables();
 		StartupReport report = new StartupChecks(connection)
 			.run(StartupCheckRequest.of(this.config.slotName(), this.config.publicationName())
 				.withLifecycle(lifecycle)
 				.withPublicationMode(this.config.publicationMode())
 				.withTables(tables)
 				.withFailover(safety.failover())
-				.withHeartbeatTable(heartbeatTable));
+				.withHeartbeatTable(tracked ? heartbeatTable : null));
 		report.logWarnings(logger);
 		report.throwIfFailed();
 		LostSlots lostSlots = new LostSlots(this.config);
@@ -118,11 +126,12 @@ final class ConsumerSetup {
 
 	/**
 	 * Returns the table whose changes are heartbeats: before PostgreSQL 14, when
-	 * heartbeats are tracked; from 14 they are logical messages.
+	 * heartbeats are tracked or a heartbeat table is named (another consumer's heartbeats
+	 * may be published to this one too); from 14 they are logical messages.
 	 */
 	private @Nullable TableId heartbeatTable(int version) {
 		WalSafety safety = this.config.walSafety();
-		if (safety.heartbeatMonitor() == null || version >= MESSAGES_VERSION) {
+		if ((safety.heartbeatMonitor() == null && safety.heartbeatTable() == null) || version >= MESSAGES_VERSION) {
 			return null;
 		}
 		return (safety.heartbeatTable() != null) ? safety.heartbeatTable() : HeartbeatWriter.DEFAULT_TABLE;

@@ -67,6 +67,14 @@ import org.slf4j.LoggerFactory;
  * <li><b>Value-free errors.</b> Every message here and in the parts names slots, tables,
  * LSNs and subscriptions, never values; a handler's exception is kept as the cause.</li>
  * <li><b>Identifiers</b> are checked by {@link ConsumerConfig} before anything runs.</li>
+ * <li><b>Large transactions.</b> With streaming on, the reader's
+ * {@link StreamingAssembler} buffers in-progress transactions in the session's
+ * {@link StreamedTransactions} (bounded memory, then spill files), drops aborted ones and
+ * aborted subtransactions, and at each commit passes the transaction on as protocol 1
+ * would have sent it, before reading on: every clause above holds for it unchanged. A
+ * transaction that needs more than {@code maxSpill} fails the consumer
+ * ({@link SpillLimitExceededException}, fatal) before its commit is read, so nothing from
+ * it on is acknowledged; the spill files go with the session.</li>
  * </ol>
  */
 final class DeliveryContract implements Runnable {
@@ -101,6 +109,8 @@ final class DeliveryContract implements Runnable {
 
 	private final @Nullable SlotPositionCheck slotCheck;
 
+	private final StreamingSpill spill;
+
 	private volatile @Nullable StreamReader reader;
 
 	private volatile @Nullable Throwable fatal;
@@ -108,8 +118,9 @@ final class DeliveryContract implements Runnable {
 	private volatile boolean ended;
 
 	DeliveryContract(ConsumerConfig config, ConsumerSetup.Result setup, ConsumerStates states, AckWindow window,
-			ValueDecoders decoders) {
+			ValueDecoders decoders, StreamingSpill spill) {
 		this.config = config;
+		this.spill = spill;
 		this.binary = setup.binary();
 		this.messages = setup.messages();
 		this.heartbeats = new Heartbeats(config.walSafety().heartbeatMonitor(), setup.heartbeatTable());
@@ -281,17 +292,34 @@ final class DeliveryContract implements Runnable {
 
 	private StreamRequest request() {
 		Lsn start = this.config.temporary() ? Lsn.INVALID : this.window.acked();
-		return new StreamRequest(this.config.slotName(), List.of(this.config.publicationName()), 1, this.binary,
-				this.messages, start, this.config.statusInterval(), this.config.temporary());
+		// Protocol 2 is the first that streams; protocol 4's parallel streaming would
+		// only
+		// add an abort's LSN and time, and a consumer delivering in commit order has no
+		// use
+		// for either.
+		boolean streaming = this.config.streaming() != null;
+		return new StreamRequest(this.config.slotName(), List.of(this.config.publicationName()), streaming ? 2 : 1,
+				this.binary, this.messages, start, this.config.statusInterval(), this.config.temporary(),
+				streaming);
+	}
+
+	private MessageAssembler assembler() {
+		boolean routing = this.config.subscriptions().stream().anyMatch((s) -> s.concurrency() > 1);
+		PgOutputAssembler assembler = new PgOutputAssembler(this.config.slotName(), new RowDecoder(this.decoders),
+				routing);
+		StreamingOptions streaming = this.config.streaming();
+		if (streaming == null) {
+			return assembler;
+		}
+		return new StreamingAssembler(assembler, new StreamedTransactions(streaming, this.config.slotName()),
+				this.spill);
 	}
 
 	private @Nullable Throwable session(LogicalStream stream) {
 		HandOff<Event> handOff = new HandOff<>(this.config.readAheadEvents(), this.config.readAheadBytes(),
 				Event::bytes);
-		boolean routing = this.config.subscriptions().stream().anyMatch((s) -> s.concurrency() > 1);
-		StreamReader streamReader = new StreamReader(this.config.slotName(), stream,
-				new PgOutputAssembler(this.config.slotName(), new RowDecoder(this.decoders), routing), handOff,
-				this.window, this.config.statusInterval());
+		StreamReader streamReader = new StreamReader(this.config.slotName(), stream, assembler(), handOff, this.window,
+				this.config.statusInterval());
 		this.reader = streamReader;
 		Thread readerThread = this.threads.start("postlog-reader-" + this.config.slotName(), streamReader);
 		Throwable end = null;

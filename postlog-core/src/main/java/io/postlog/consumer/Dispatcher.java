@@ -269,7 +269,15 @@ final class Dispatcher {
 	}
 
 	private void commitSink() {
-		this.store.commit(this.sinkLastCommit);
+		try {
+			this.store.commit(this.sinkLastCommit);
+		}
+		catch (RuntimeException ex) {
+			// Not known to be committed: never committed a second time, but forgotten and
+			// delivered again after the checkpoint the next session reads.
+			rollbackSink();
+			throw ex;
+		}
 		this.sinkOpen = false;
 		this.checkpoint = this.sinkLastCommit;
 		this.ledger.committed(this.checkpoint);
@@ -329,7 +337,7 @@ final class Dispatcher {
 					commitSink();
 				}
 				catch (RuntimeException ex) {
-					rollbackSink();
+					// Rolled back by commitSink.
 				}
 			}
 		}

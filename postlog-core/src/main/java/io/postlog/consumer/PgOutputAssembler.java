@@ -63,7 +63,9 @@ final class PgOutputAssembler implements MessageAssembler {
 	@Override
 	public List<Event> assemble(ByteBuffer payload) {
 		int bytes = payload.remaining();
-		PgOutputMessage message = PgOutputDecoder.decode(payload);
+		// The values are decoded before this returns, so the message may point into the
+		// payload's array instead of copying out of it.
+		PgOutputMessage message = PgOutputDecoder.decodeRetaining(payload, false);
 		if (message instanceof PgOutputMessage.Begin begin) {
 			this.open = begin;
 			this.origin = null;

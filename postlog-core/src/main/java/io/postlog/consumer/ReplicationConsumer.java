@@ -1,5 +1,6 @@
 package io.postlog.consumer;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,6 +59,8 @@ public final class ReplicationConsumer {
 
 	private final AckWindow window;
 
+	private final StreamingSpill spill;
+
 	private final Object lifecycle = new Object();
 
 	private boolean started;
@@ -70,6 +73,7 @@ public final class ReplicationConsumer {
 		this.config = config;
 		this.states = new ConsumerStates(config.listener(), config.slotName());
 		this.window = new AckWindow(config.listener(), config.slotName());
+		this.spill = new StreamingSpill(config.listener());
 	}
 
 	/**
@@ -110,7 +114,8 @@ public final class ReplicationConsumer {
 			ValueDecoders decoders = (admin != null)
 					? this.config.valueDecoders().withLookup(new CatalogTypeLookup(admin))
 					: this.config.valueDecoders();
-			DeliveryContract delivery = new DeliveryContract(this.config, setup, this.states, this.window, decoders);
+			DeliveryContract delivery = new DeliveryContract(this.config, setup, this.states, this.window, decoders,
+					this.spill);
 			this.contract = delivery;
 			delivery.start();
 		}
@@ -194,6 +199,24 @@ public final class ReplicationConsumer {
 	}
 
 	/**
+	 * Returns the bytes of spill files that in-progress streamed transactions take on
+	 * disk now; {@code 0} without streaming.
+	 * @return the bytes
+	 */
+	public long spilledBytes() {
+		return this.spill.bytes();
+	}
+
+	/**
+	 * Returns the bytes written to spill files by streamed transactions since the
+	 * consumer started, all sessions together; {@code 0} without streaming.
+	 * @return the bytes
+	 */
+	public long spilledBytesTotal() {
+		return this.spill.totalBytes();
+	}
+
+	/**
 	 * Configures a {@link ReplicationConsumer}; {@link #build()} checks the configuration
 	 * before anything touches the server. Not thread-safe.
 	 */
@@ -253,6 +276,14 @@ public final class ReplicationConsumer {
 		private int checkpointBatch = 1;
 
 		private Duration checkpointBatchDelay = Duration.ofMillis(100);
+
+		private boolean streaming;
+
+		private long streamingMemory;
+
+		private @Nullable Path spillDirectory;
+
+		private long maxSpill;
 
 		private boolean failover;
 
@@ -584,10 +615,10 @@ public final class ReplicationConsumer {
 		 * {@link io.postlog.heartbeat.HeartbeatTracker}. The consumer writes no
 		 * heartbeats itself ({@link io.postlog.heartbeat.HeartbeatWriter} does); it asks
 		 * the server for logical messages on PostgreSQL 14+ even without a message
-		 * subscription, and before 14 publishes and creates the heartbeat table. Whether
+		 * subscription, and before 14 creates and publishes the heartbeat table. Whether
 		 * or not a monitor is set, heartbeats (messages with the prefix
-		 * {@value io.postlog.heartbeat.Heartbeat#PREFIX}, and with a monitor the changes
-		 * of the heartbeat table) reach no subscription.
+		 * {@value io.postlog.heartbeat.Heartbeat#PREFIX}, and before 14 the changes of
+		 * the heartbeat table) reach no subscription.
 		 * @param monitor the monitor
 		 * @return this builder
 		 */
@@ -598,14 +629,46 @@ public final class ReplicationConsumer {
 
 		/**
 		 * Sets the heartbeat table, whose rows are the heartbeats before PostgreSQL 14
-		 * ({@link io.postlog.heartbeat.HeartbeatWriter#DEFAULT_TABLE} by default).
-		 * Without an admin connection the consumer cannot read the server version:
-		 * heartbeats are then this table's rows when it is set, else logical messages.
+		 * ({@link io.postlog.heartbeat.HeartbeatWriter#DEFAULT_TABLE} by default). Its
+		 * changes then reach no subscription, also without a monitor (for a consumer that
+		 * shares a database with the one that tracks them); only with a monitor does the
+		 * consumer create and publish it. Without an admin connection the consumer cannot
+		 * read the server version: heartbeats are then this table's rows when it is set,
+		 * else logical messages.
 		 * @param table the table
 		 * @return this builder
 		 */
 		public Builder heartbeatTable(TableId table) {
 			this.heartbeatTable = Objects.requireNonNull(table, "table");
+			return this;
+		}
+
+		/**
+		 * Asks the server to stream large transactions while they are in progress
+		 * (PostgreSQL 14+, pgoutput protocol 2; refused at start on older servers)
+		 * instead of buffering them until their commit, which it does in its own memory
+		 * and then in spill files under {@code pg_replslot}. The consumer keeps each
+		 * in-progress transaction in up to {@code memory} bytes of heap, all together,
+		 * spills the rest to files under {@code spillDirectory} (in a private directory,
+		 * owner-only, removed when the transaction commits or aborts and when the
+		 * consumer stops or next starts), and delivers it at its commit exactly as
+		 * without streaming: same order, indexes, ids, commit LSN and time; aborted
+		 * transactions and rolled back savepoints are dropped. A transaction that needs
+		 * more than {@code maxSpill} bytes of spill files fails the consumer with a
+		 * {@link SpillLimitExceededException} and nothing from it on is acknowledged.
+		 * Streaming does not make the slot retain less WAL: the slot still keeps it back
+		 * to the start of the oldest open transaction.
+		 * @param memory the most bytes of stream messages kept on the heap
+		 * @param spillDirectory the directory to spill under (a tmpfs holds its files in
+		 * memory)
+		 * @param maxSpill the most bytes of spill files; 0 allows no spilling
+		 * @return this builder
+		 */
+		public Builder streaming(long memory, Path spillDirectory, long maxSpill) {
+			this.streaming = true;
+			this.streamingMemory = memory;
+			this.spillDirectory = spillDirectory;
+			this.maxSpill = maxSpill;
 			return this;
 		}
 
@@ -645,7 +708,22 @@ public final class ReplicationConsumer {
 					this.connectTimeout, this.maxTransactionChanges, this.maxUnacknowledged, this.readAheadEvents,
 					this.readAheadBytes, this.stopTimeout, this.listener, this.valueDecoders, this.subscriptions,
 					streams, adminConnections(), this.checkpointStore, this.checkpointBatch, this.checkpointBatchDelay,
+					streamingOptions(),
 					new WalSafety(this.failover, this.lostSlotAction, this.heartbeatMonitor, this.heartbeatTable)));
+		}
+
+		private @Nullable StreamingOptions streamingOptions() {
+			if (!this.streaming) {
+				return null;
+			}
+			try {
+				return new StreamingOptions(this.streamingMemory, Objects.requireNonNull(this.spillDirectory),
+						this.maxSpill);
+			}
+			catch (IllegalArgumentException | NullPointerException ex) {
+				throw new ReplicationConsumerException("Invalid consumer configuration: streaming (" + ex.getMessage()
+						+ "; memory and maxSpill not negative, a spill directory)");
+			}
 		}
 
 		private @Nullable AdminConnections adminConnections() {

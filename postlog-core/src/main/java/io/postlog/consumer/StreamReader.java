@@ -28,11 +28,14 @@ import org.slf4j.LoggerFactory;
  * handler does not make the server drop the connection.</li>
  * <li>When nothing is open, queued or in flight it acknowledges the server's keepalive
  * position, so an idle slot does not retain WAL.</li>
+ * <li>A committed streamed transaction the assembler holds is passed on completely,
+ * within the hand-off's room like anything read, before the stream is read again; status
+ * goes out meanwhile as above.</li>
  * </ul>
  * A call that hangs inside the stream (a stall in the middle of a message) is seen by the
  * consumer's watchdog through {@link #stuckNanos(long)}, which breaks the connection.
- * Sends a last status and closes the stream when it ends; a failure ends it and is kept
- * for the delivery thread.
+ * Sends a last status and closes the assembler and the stream when it ends; a failure
+ * ends it and is kept for the delivery thread.
  */
 final class StreamReader implements Runnable {
 
@@ -125,6 +128,10 @@ final class StreamReader implements Runnable {
 					}
 					continue;
 				}
+				if (this.assembler.hasBuffered()) {
+					passOnBuffered(pending);
+					continue;
+				}
 				ByteBuffer payload = read(POLL);
 				if (payload != null) {
 					long bytes = payload.remaining();
@@ -139,7 +146,7 @@ final class StreamReader implements Runnable {
 					int maxEvents = Math.min(BATCH_EVENTS, this.handOff.remainingCapacity());
 					long maxBytes = this.handOff.remainingBytes();
 					while (pending.size() < maxEvents && bytes < maxBytes
-							&& System.nanoTime() - batchStart < BATCH_NANOS
+							&& System.nanoTime() - batchStart < BATCH_NANOS && !this.assembler.hasBuffered()
 							&& (payload = read(Duration.ZERO)) != null) {
 						bytes += payload.remaining();
 						assemble(payload, pending);
@@ -168,6 +175,22 @@ final class StreamReader implements Runnable {
 		finally {
 			closeQuietly();
 		}
+	}
+
+	/**
+	 * Passes on the next part of a committed streamed transaction, no more than the
+	 * hand-off has room for, as reading does.
+	 */
+	private void passOnBuffered(Deque<Event> pending) throws InterruptedException {
+		int maxEvents = Math.min(BATCH_EVENTS, this.handOff.remainingCapacity());
+		if (maxEvents <= 0) {
+			waitForRoom();
+			return;
+		}
+		this.assembler.assembleBuffered(pending, maxEvents, this.handOff.remainingBytes());
+		// The socket is not read while a transaction is passed on, so its silence says
+		// nothing; status still goes out at the ping interval.
+		this.lastHeardNanos = System.nanoTime();
 	}
 
 	private void waitForRoom() throws InterruptedException {
@@ -275,6 +298,13 @@ final class StreamReader implements Runnable {
 	}
 
 	private void closeQuietly() {
+		try {
+			this.assembler.close();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Releasing the buffered transactions of slot {} failed: {}", this.slotName,
+					DeliveryContract.describe(ex));
+		}
 		try {
 			this.stream.close();
 		}

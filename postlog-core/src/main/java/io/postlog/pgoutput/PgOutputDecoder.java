@@ -14,8 +14,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class PgOutputDecoder {
 
-	private static final TupleValue[] NO_VALUES = {};
-
 	private PgOutputDecoder() {
 	}
 
@@ -44,7 +42,33 @@ public final class PgOutputDecoder {
 	 * @throws PgOutputDecodingException if the bytes are not one well-formed message
 	 */
 	public static PgOutputMessage decode(ByteBuffer buffer, boolean inStreamBlock) {
-		WireReader reader = new WireReader(buffer);
+		return decode(WireReader.over(buffer, false), inStreamBlock);
+	}
+
+	/**
+	 * Decodes one message as {@link #decode(ByteBuffer, boolean)} does, without copying:
+	 * the tuple values of the message returned are slices of the buffer's array (when it
+	 * has one), so the caller must leave those bytes as they are while it uses the
+	 * message. For buffers that hold a fresh array per message, as pgjdbc's replication
+	 * stream hands them out; the buffer's position, limit and byte order are left
+	 * unchanged.
+	 * @param buffer the message
+	 * @param inStreamBlock whether the message arrived between Stream Start and Stream
+	 * Stop
+	 * @return the decoded message
+	 * @throws PgOutputDecodingException if the bytes are not one well-formed message
+	 */
+	public static PgOutputMessage decodeRetaining(ByteBuffer buffer, boolean inStreamBlock) {
+		WireReader reader = WireReader.over(buffer, true);
+		try {
+			return decode(reader, inStreamBlock);
+		}
+		finally {
+			reader.release();
+		}
+	}
+
+	private static PgOutputMessage decode(WireReader reader, boolean inStreamBlock) {
 		if (reader.remaining() == 0) {
 			throw reader.error("no bytes");
 		}
@@ -195,23 +219,20 @@ public final class PgOutputDecoder {
 	private static TupleData tuple(WireReader reader) {
 		int countOffset = reader.offset();
 		int count = reader.count(reader.uint16("the column count"), countOffset, 1, "column count");
-		if (count == 0) {
-			return new TupleData(List.of(NO_VALUES));
-		}
-		TupleValue[] values = new TupleValue[count];
+		long[] cells = new long[count];
 		for (int i = 0; i < count; i++) {
 			int kindOffset = reader.offset();
 			int kind = reader.uint8("a column's value kind");
-			values[i] = switch (kind) {
-				case 'n' -> TupleValue.NULL;
-				case 'u' -> TupleValue.UNCHANGED_TOAST;
-				case 't' -> new TupleValue.Text(reader.bytes("a text value"));
-				case 'b' -> new TupleValue.Binary(reader.bytes("a binary value"));
+			cells[i] = switch (kind) {
+				case 'n' -> TupleData.nullCell();
+				case 'u' -> TupleData.unchangedToastCell();
+				case 't' -> TupleData.cell(false, reader.value("a text value"), reader.lastLength());
+				case 'b' -> TupleData.cell(true, reader.value("a binary value"), reader.lastLength());
 				default -> throw reader.errorAt(kindOffset,
 						"value kind 0x" + Integer.toHexString(kind) + " of column " + (i + 1) + " is unknown");
 			};
 		}
-		return new TupleData(List.of(values));
+		return TupleData.of(reader.array(), cells);
 	}
 
 	private static PgOutputMessage.Truncate truncate(WireReader reader, @Nullable Long xid) {

@@ -1,39 +1,90 @@
 package io.postlog.pgoutput;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.Arrays;
 
 import io.postlog.Lsn;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Bounds-checked big-endian reads over one message, from the buffer's position to its
- * limit. Reads never move the caller's buffer and every failure is a
- * {@link PgOutputDecodingException} naming the offset from the message's start.
+ * Bounds-checked big-endian reads over one message, held in an array from {@code start}
+ * to {@code limit}. Every failure is a {@link PgOutputDecodingException} naming the
+ * offset from the message's start. Values read with {@link #value} are slices of the
+ * array, not copies.
  */
 final class WireReader {
 
 	/** Seconds from 1970-01-01 to PostgreSQL's epoch, 2000-01-01 UTC. */
 	private static final long POSTGRES_EPOCH_SECONDS = 946_684_800L;
 
-	private final ByteBuffer buffer;
+	/**
+	 * One reader per thread for in-place decoding, reset for each message: decoding a
+	 * change then allocates nothing for the reading itself. Its array is let go when the
+	 * message is done.
+	 */
+	private static final byte[] EMPTY = {};
 
-	private final int start;
+	private static final ThreadLocal<WireReader> inPlace = ThreadLocal.withInitial(() -> new WireReader(EMPTY, 0, 0));
 
-	private final int limit;
+	private byte[] array;
+
+	private int start;
+
+	private int limit;
 
 	private int position;
 
 	private @Nullable Character messageType;
 
-	WireReader(ByteBuffer buffer) {
-		// A duplicate so that the caller's byte order and position stay as they are.
-		this.buffer = buffer.duplicate().order(ByteOrder.BIG_ENDIAN);
-		this.start = buffer.position();
-		this.limit = buffer.limit();
-		this.position = this.start;
+	private int lastLength;
+
+	WireReader(byte[] array, int start, int limit) {
+		this.array = array;
+		this.start = start;
+		this.limit = limit;
+		this.position = start;
+	}
+
+	/**
+	 * Reads the bytes from a buffer's position to its limit, without moving the buffer:
+	 * in place when the buffer has an accessible array and {@code retain} allows it, else
+	 * from a copy.
+	 * @param buffer the message
+	 * @param retain whether the reader's slices may point into the buffer's array
+	 * @return the reader
+	 */
+	static WireReader over(ByteBuffer buffer, boolean retain) {
+		if (retain && buffer.hasArray()) {
+			int offset = buffer.arrayOffset();
+			WireReader reader = inPlace.get();
+			reader.reset(buffer.array(), offset + buffer.position(), offset + buffer.limit());
+			return reader;
+		}
+		byte[] copy = new byte[buffer.remaining()];
+		buffer.get(buffer.position(), copy);
+		return new WireReader(copy, 0, copy.length);
+	}
+
+	private void reset(byte[] array, int start, int limit) {
+		this.array = array;
+		this.start = start;
+		this.limit = limit;
+		this.position = start;
+		this.messageType = null;
+		this.lastLength = 0;
+	}
+
+	/**
+	 * Lets go of the message's array once it is decoded, so that a thread's reader does
+	 * not keep the last message alive.
+	 */
+	void release() {
+		this.array = EMPTY;
+		this.start = 0;
+		this.limit = 0;
+		this.position = 0;
 	}
 
 	void messageType(char type) {
@@ -64,21 +115,23 @@ final class WireReader {
 
 	int uint8(String what) {
 		require(1, what);
-		return this.buffer.get(this.position++) & 0xFF;
+		return this.array[this.position++] & 0xFF;
 	}
 
 	int uint16(String what) {
 		require(2, what);
-		int value = this.buffer.getShort(this.position) & 0xFFFF;
-		this.position += 2;
-		return value;
+		byte[] b = this.array;
+		int at = this.position;
+		this.position = at + 2;
+		return ((b[at] & 0xFF) << 8) | (b[at + 1] & 0xFF);
 	}
 
 	int int32(String what) {
 		require(4, what);
-		int value = this.buffer.getInt(this.position);
-		this.position += 4;
-		return value;
+		byte[] b = this.array;
+		int at = this.position;
+		this.position = at + 4;
+		return (b[at] << 24) | ((b[at + 1] & 0xFF) << 16) | ((b[at + 2] & 0xFF) << 8) | (b[at + 3] & 0xFF);
 	}
 
 	long uint32(String what) {
@@ -87,9 +140,8 @@ final class WireReader {
 
 	long int64(String what) {
 		require(8, what);
-		long value = this.buffer.getLong(this.position);
-		this.position += 8;
-		return value;
+		long high = int32(what);
+		return (high << 32) | (int32(what) & 0xFFFF_FFFFL);
 	}
 
 	Lsn lsn(String what) {
@@ -119,19 +171,23 @@ final class WireReader {
 
 	String string(String what) {
 		int end = this.position;
-		while (end < this.limit && this.buffer.get(end) != 0) {
+		while (end < this.limit && this.array[end] != 0) {
 			end++;
 		}
 		if (end == this.limit) {
 			throw error(what + " has no NUL terminator");
 		}
-		byte[] bytes = new byte[end - this.position];
-		this.buffer.get(this.position, bytes);
+		String value = new String(this.array, this.position, end - this.position, StandardCharsets.UTF_8);
 		this.position = end + 1;
-		return new String(bytes, StandardCharsets.UTF_8);
+		return value;
 	}
 
-	byte[] bytes(String what) {
+	/**
+	 * Reads a length-prefixed value and returns where it lies in the array.
+	 * @param what the value, for errors
+	 * @return the value's start; its length is {@link #lastLength()}
+	 */
+	int value(String what) {
 		int lengthOffset = offset();
 		int length = int32(what + " length");
 		if (length < 0) {
@@ -140,10 +196,23 @@ final class WireReader {
 		if (length > remaining()) {
 			throw errorAt(lengthOffset, what + " length " + length + " exceeds the " + remaining() + " bytes left");
 		}
-		byte[] bytes = new byte[length];
-		this.buffer.get(this.position, bytes);
+		int at = this.position;
 		this.position += length;
-		return bytes;
+		this.lastLength = length;
+		return at;
+	}
+
+	int lastLength() {
+		return this.lastLength;
+	}
+
+	byte[] array() {
+		return this.array;
+	}
+
+	byte[] bytes(String what) {
+		int at = value(what);
+		return Arrays.copyOfRange(this.array, at, at + this.lastLength);
 	}
 
 	void end() {

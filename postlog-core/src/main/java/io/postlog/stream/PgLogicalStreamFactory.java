@@ -110,6 +110,9 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 			if (request.messages()) {
 				builder = builder.withSlotOption("messages", "true");
 			}
+			if (request.streaming()) {
+				builder = builder.withSlotOption("streaming", "on");
+			}
 			connection.setNetworkTimeout(null, timeoutMillis());
 			PGReplicationStream stream = builder.start();
 			connection.setNetworkTimeout(null, 0);

@@ -1,5 +1,7 @@
 package io.postlog.types;
 
+import java.util.Arrays;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,8 +19,18 @@ abstract class BuiltinDecoder implements ValueDecoder {
 
 	@Override
 	public final @Nullable Object decodeText(byte[] utf8) {
+		return decodeText(utf8, 0, utf8.length);
+	}
+
+	@Override
+	public final @Nullable Object decodeBinary(byte[] value) {
+		return decodeBinary(value, 0, value.length);
+	}
+
+	@Override
+	public final @Nullable Object decodeText(byte[] source, int offset, int length) {
 		try {
-			return text(utf8);
+			return text(source, offset, length);
 		}
 		catch (ValueDecodingException ex) {
 			throw ex;
@@ -32,9 +44,9 @@ abstract class BuiltinDecoder implements ValueDecoder {
 	}
 
 	@Override
-	public final @Nullable Object decodeBinary(byte[] value) {
+	public final @Nullable Object decodeBinary(byte[] source, int offset, int length) {
 		try {
-			return binary(value);
+			return binary(source, offset, length);
 		}
 		catch (ValueDecodingException ex) {
 			throw ex;
@@ -51,6 +63,32 @@ abstract class BuiltinDecoder implements ValueDecoder {
 	abstract @Nullable Object text(byte[] utf8);
 
 	abstract @Nullable Object binary(byte[] value);
+
+	/**
+	 * Decodes a text value given as a slice; by default from a copy. Decoders of the
+	 * common types read it in place.
+	 */
+	@Nullable Object text(byte[] source, int offset, int length) {
+		return text(copy(source, offset, length));
+	}
+
+	/**
+	 * Decodes a binary value given as a slice; by default from a copy. Decoders of the
+	 * common types read it in place.
+	 */
+	@Nullable Object binary(byte[] source, int offset, int length) {
+		return binary(copy(source, offset, length));
+	}
+
+	static byte[] copy(byte[] source, int offset, int length) {
+		return (offset == 0 && length == source.length) ? source : Arrays.copyOfRange(source, offset, offset + length);
+	}
+
+	static void requireLength(int actual, int length) {
+		if (actual != length) {
+			throw malformed("expected " + length + " bytes but got " + actual);
+		}
+	}
 
 	static MalformedValueException malformed(String reason) {
 		return new MalformedValueException(reason);

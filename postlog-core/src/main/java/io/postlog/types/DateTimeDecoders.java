@@ -10,8 +10,9 @@ import java.time.ZoneOffset;
 /**
  * Decoders of {@code date}, {@code time}, {@code timetz}, {@code timestamp},
  * {@code timestamptz} and {@code interval}. Text is the ISO {@code DateStyle} (pgjdbc
- * sets it on every connection) and the default {@code postgres} {@code IntervalStyle};
- * binary is the integer-datetimes send format (microseconds since 2000-01-01).
+ * sets it on every connection and refuses to run under any other) and any
+ * {@code IntervalStyle} ({@link IntervalText}); binary is the integer-datetimes send
+ * format (microseconds since 2000-01-01).
  */
 final class DateTimeDecoders {
 
@@ -49,8 +50,13 @@ final class DateTimeDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 4);
-			int days = int32(value, 0);
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 4);
+			int days = int32(source, offset);
 			if (days == Integer.MAX_VALUE) {
 				return LocalDate.MAX;
 			}
@@ -78,8 +84,13 @@ final class DateTimeDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 8);
-			return timeOfMicros(int64(value, 0));
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 8);
+			return timeOfMicros(int64(source, offset));
 		}
 
 	}
@@ -133,8 +144,13 @@ final class DateTimeDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 8);
-			long micros = int64(value, 0);
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 8);
+			long micros = int64(source, offset);
 			if (micros == Long.MAX_VALUE) {
 				return LocalDateTime.MAX;
 			}
@@ -173,8 +189,13 @@ final class DateTimeDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 8);
-			long micros = int64(value, 0);
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 8);
+			long micros = int64(source, offset);
 			if (micros == Long.MAX_VALUE) {
 				return OffsetDateTime.MAX;
 			}
@@ -198,8 +219,7 @@ final class DateTimeDecoders {
 		}
 
 		/**
-		 * Parses the {@code postgres} IntervalStyle: {@code [N year[s]] [N mon[s]]
-		 * [N day[s]] [[+|-]H:MM:SS[.f]]}, each part with its own sign.
+		 * Any {@code IntervalStyle} the server may print in; see {@link IntervalText}.
 		 */
 		@Override
 		Object text(byte[] utf8) {
@@ -209,65 +229,7 @@ final class DateTimeDecoders {
 			if (Ascii.equals(utf8, "-infinity")) {
 				return MINUS_INFINITY;
 			}
-			Ascii in = new Ascii(utf8);
-			long months = 0;
-			long days = 0;
-			long micros = 0;
-			boolean any = false;
-			while (!in.atEnd()) {
-				if (any) {
-					in.expect(' ');
-				}
-				any = true;
-				boolean negative = in.skip('-');
-				if (!negative) {
-					in.skip('+');
-				}
-				long number = in.digits(1, 18);
-				if (in.skip(':')) {
-					long minutes = in.int2Digits();
-					in.expect(':');
-					long seconds = in.int2Digits();
-					long fraction = in.fractionNanos() / 1000;
-					long time = Math.addExact(Math.multiplyExact(number, 3_600_000_000L),
-							(minutes * 60 + seconds) * MICROS_PER_SECOND + fraction);
-					micros = Math.addExact(micros, negative ? -time : time);
-					continue;
-				}
-				long signed = negative ? -number : number;
-				in.expect(' ');
-				if (unit(in, "year")) {
-					months = Math.addExact(months, Math.multiplyExact(signed, 12));
-				}
-				else if (unit(in, "mon")) {
-					months = Math.addExact(months, signed);
-				}
-				else if (unit(in, "day")) {
-					days = Math.addExact(days, signed);
-				}
-				else {
-					throw malformed("unknown interval unit at offset " + in.pos);
-				}
-			}
-			if (!any) {
-				throw malformed("empty interval");
-			}
-			return new Interval(Math.toIntExact(months), Math.toIntExact(days), micros);
-		}
-
-		private static boolean unit(Ascii in, String unit) {
-			int length = unit.length();
-			if (in.end - in.pos < length) {
-				return false;
-			}
-			for (int i = 0; i < length; i++) {
-				if (in.b[in.pos + i] != unit.charAt(i)) {
-					return false;
-				}
-			}
-			in.pos += length;
-			in.skip('s');
-			return true;
+			return IntervalText.parse(utf8);
 		}
 
 		@Override

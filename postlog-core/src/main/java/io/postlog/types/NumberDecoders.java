@@ -4,6 +4,8 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Decoders of {@code bool}, the integer types, {@code oid}, the float types and
  * {@code numeric}.
@@ -19,6 +21,11 @@ final class NumberDecoders {
 	private static final int NUMERIC_PINF = 0xD000;
 
 	private static final int NUMERIC_NINF = 0xF000;
+
+	private static final long[] POWERS_OF_TEN = { 1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L,
+			100_000_000L, 1_000_000_000L, 10_000_000_000L, 100_000_000_000L, 1_000_000_000_000L, 10_000_000_000_000L,
+			100_000_000_000_000L, 1_000_000_000_000_000L, 10_000_000_000_000_000L, 100_000_000_000_000_000L,
+			1_000_000_000_000_000_000L };
 
 	private NumberDecoders() {
 	}
@@ -44,8 +51,13 @@ final class NumberDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 1);
-			return value[0] != 0;
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 1);
+			return source[offset] != 0;
 		}
 
 	}
@@ -67,8 +79,13 @@ final class NumberDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 2);
-			return (short) int16(value, 0);
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 2);
+			return (short) int16(source, offset);
 		}
 
 	}
@@ -90,8 +107,13 @@ final class NumberDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 4);
-			return int32(value, 0);
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 4);
+			return int32(source, offset);
 		}
 
 	}
@@ -109,8 +131,13 @@ final class NumberDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 8);
-			return int64(value, 0);
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 8);
+			return int64(source, offset);
 		}
 
 	}
@@ -132,8 +159,13 @@ final class NumberDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 4);
-			return int32(value, 0) & 0xFFFFFFFFL;
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 4);
+			return int32(source, offset) & 0xFFFFFFFFL;
 		}
 
 	}
@@ -151,8 +183,13 @@ final class NumberDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 4);
-			return Float.intBitsToFloat(int32(value, 0));
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 4);
+			return Float.intBitsToFloat(int32(source, offset));
 		}
 
 	}
@@ -170,8 +207,13 @@ final class NumberDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 8);
-			return Double.longBitsToDouble(int64(value, 0));
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 8);
+			return Double.longBitsToDouble(int64(source, offset));
 		}
 
 	}
@@ -261,14 +303,19 @@ final class NumberDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			if (value.length < 8) {
-				throw malformed("header needs 8 bytes but got " + value.length);
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] value, int offset, int length) {
+			if (length < 8) {
+				throw malformed("header needs 8 bytes but got " + length);
 			}
-			int ndigits = int16(value, 0);
-			int weight = int16(value, 2);
-			int sign = int16(value, 4) & 0xFFFF;
-			int dscale = int16(value, 6);
-			if (ndigits < 0 || value.length != 8 + 2 * ndigits) {
+			int ndigits = int16(value, offset);
+			int weight = int16(value, offset + 2);
+			int sign = int16(value, offset + 4) & 0xFFFF;
+			int dscale = int16(value, offset + 6);
+			if (ndigits < 0 || length != 8 + 2 * ndigits) {
 				throw malformed("digit count does not match the length");
 			}
 			switch (sign) {
@@ -296,7 +343,11 @@ final class NumberDecoders {
 			if (ndigits <= 4) {
 				long unscaled = 0;
 				for (int i = 0; i < ndigits; i++) {
-					unscaled = unscaled * 10000 + digit(value, i);
+					unscaled = unscaled * 10000 + digit(value, offset, i);
+				}
+				BigDecimal exact = atScale((sign == NUMERIC_NEG) ? -unscaled : unscaled, -exponent, dscale);
+				if (exact != null) {
+					return exact;
 				}
 				result = BigDecimal.valueOf((sign == NUMERIC_NEG) ? -unscaled : unscaled, -exponent);
 			}
@@ -304,7 +355,7 @@ final class NumberDecoders {
 				char[] chars = new char[1 + 4 * ndigits];
 				chars[0] = (sign == NUMERIC_NEG) ? '-' : '0';
 				for (int i = 0; i < ndigits; i++) {
-					int digit = digit(value, i);
+					int digit = digit(value, offset, i);
 					int at = 1 + 4 * i;
 					chars[at] = (char) ('0' + digit / 1000);
 					chars[at + 1] = (char) ('0' + (digit / 100) % 10);
@@ -321,8 +372,31 @@ final class NumberDecoders {
 			}
 		}
 
-		private static int digit(byte[] value, int index) {
-			int digit = int16(value, 8 + 2 * index);
+		/**
+		 * Returns {@code unscaled × 10^-scale} at the display scale as one BigDecimal, or
+		 * {@code null} when that needs more than a long (the caller then rescales).
+		 */
+		private static @Nullable BigDecimal atScale(long unscaled, int scale, int dscale) {
+			if (scale > dscale) {
+				int drop = scale - dscale;
+				if (drop > 18) {
+					return null;
+				}
+				long divisor = POWERS_OF_TEN[drop];
+				if (unscaled % divisor != 0) {
+					throw malformed("digits beyond the display scale");
+				}
+				return BigDecimal.valueOf(unscaled / divisor, dscale);
+			}
+			int add = dscale - scale;
+			if (add > 18 || Math.abs(unscaled) > Long.MAX_VALUE / POWERS_OF_TEN[add]) {
+				return null;
+			}
+			return BigDecimal.valueOf(unscaled * POWERS_OF_TEN[add], dscale);
+		}
+
+		private static int digit(byte[] value, int offset, int index) {
+			int digit = int16(value, offset + 8 + 2 * index);
 			if (digit < 0 || digit > 9999) {
 				throw malformed("base-10000 digit out of range");
 			}

@@ -36,6 +36,12 @@ public final class PgType {
 	/** {@code int8 (bigint)[]}. */
 	public static final int INT8_ARRAY = 1016;
 
+	/** {@code int2vector}: a vector of {@code int2}, such as {@code pg_index.indkey}. */
+	public static final int INT2VECTOR = 22;
+
+	/** {@code int2vector[]}. */
+	public static final int INT2VECTOR_ARRAY = 1006;
+
 	/** {@code int2 (smallint)}. */
 	public static final int INT2 = 21;
 
@@ -59,6 +65,14 @@ public final class PgType {
 
 	/** {@code oid[]}. */
 	public static final int OID_ARRAY = 1028;
+
+	/**
+	 * {@code oidvector}: a vector of {@code oid}, such as {@code pg_proc.proargtypes}.
+	 */
+	public static final int OIDVECTOR = 30;
+
+	/** {@code oidvector[]}. */
+	public static final int OIDVECTOR_ARRAY = 1013;
 
 	/** {@code json}. */
 	public static final int JSON = 114;

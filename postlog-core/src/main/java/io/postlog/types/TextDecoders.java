@@ -32,6 +32,16 @@ final class TextDecoders {
 			return new String(value, StandardCharsets.UTF_8);
 		}
 
+		@Override
+		Object text(byte[] source, int offset, int length) {
+			return new String(source, offset, length, StandardCharsets.UTF_8);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			return new String(source, offset, length, StandardCharsets.UTF_8);
+		}
+
 	}
 
 	/** {@code "char"}: one byte; the server prints high bytes as {@code \ooo} (15+). */
@@ -76,10 +86,20 @@ final class TextDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			if (value.length == 0 || value[0] != JSONB_VERSION) {
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object text(byte[] source, int offset, int length) {
+			return new String(source, offset, length, StandardCharsets.UTF_8);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			if (length == 0 || source[offset] != JSONB_VERSION) {
 				throw malformed("unsupported jsonb version");
 			}
-			return new String(value, 1, value.length - 1, StandardCharsets.UTF_8);
+			return new String(source, offset + 1, length - 1, StandardCharsets.UTF_8);
 		}
 
 	}
@@ -145,6 +165,11 @@ final class TextDecoders {
 			return value.clone();
 		}
 
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			return Arrays.copyOfRange(source, offset, offset + length);
+		}
+
 	}
 
 	static final class Uuid extends BuiltinDecoder {
@@ -177,8 +202,13 @@ final class TextDecoders {
 
 		@Override
 		Object binary(byte[] value) {
-			requireLength(value, 16);
-			return new UUID(int64(value, 0), int64(value, 8));
+			return binary(value, 0, value.length);
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			requireLength(length, 16);
+			return new UUID(int64(source, offset), int64(source, offset + 8));
 		}
 
 	}
@@ -200,6 +230,11 @@ final class TextDecoders {
 		@Override
 		Object binary(byte[] value) {
 			return value.clone();
+		}
+
+		@Override
+		Object binary(byte[] source, int offset, int length) {
+			return Arrays.copyOfRange(source, offset, offset + length);
 		}
 
 	}

@@ -106,6 +106,14 @@ public final class ValueDecoders {
 	}
 
 	/**
+	 * Returns whether a decoder is the raw one {@link #decoderFor} falls back to for
+	 * types it cannot resolve.
+	 */
+	static boolean isRaw(ValueDecoder decoder) {
+		return decoder == Raw.INSTANCE;
+	}
+
+	/**
 	 * Returns a decoder of one-dimensional and nested arrays whose elements the given
 	 * decoder decodes, for a {@link TypeLookup} to return for array types.
 	 * @param arrayTypeOid the array type's OID, named in errors
@@ -176,6 +184,9 @@ public final class ValueDecoders {
 		scalar(table, PgType.INT4, PgType.INT4_ARRAY, new NumberDecoders.Int4());
 		scalar(table, PgType.INT8, PgType.INT8_ARRAY, new NumberDecoders.Int8());
 		scalar(table, PgType.OID, PgType.OID_ARRAY, new NumberDecoders.Oid());
+		scalar(table, PgType.INT2VECTOR, PgType.INT2VECTOR_ARRAY,
+				new VectorDecoder(PgType.INT2VECTOR, table[PgType.INT2]));
+		scalar(table, PgType.OIDVECTOR, PgType.OIDVECTOR_ARRAY, new VectorDecoder(PgType.OIDVECTOR, table[PgType.OID]));
 		scalar(table, PgType.FLOAT4, PgType.FLOAT4_ARRAY, new NumberDecoders.Float4());
 		scalar(table, PgType.FLOAT8, PgType.FLOAT8_ARRAY, new NumberDecoders.Float8());
 		scalar(table, PgType.NUMERIC, PgType.NUMERIC_ARRAY, new NumberDecoders.Numeric());

@@ -21,6 +21,7 @@ import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,11 @@ class StreamedTransactionsIntegrationTests {
 
 	@TempDir
 	Path spillRoot;
+
+	@BeforeAll
+	static void streamingServer() {
+		StreamingServers.assumeStreaming();
+	}
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
 

@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +36,11 @@ class StreamedTransactionsMemoryIntegrationTests {
 
 	@TempDir
 	Path spillRoot;
+
+	@BeforeAll
+	static void streamingServer() {
+		StreamingServers.assumeStreaming();
+	}
 
 	@Test
 	void twoMillionRowTransactionPassesInA128MegabyteHeapAndTheServerSpillsNothing(PostgresDatabase database)

@@ -134,6 +134,21 @@ class TransactionalCheckpointTests {
 	}
 
 	@Test
+	void aFailedCommitIsNeverTriedAgainAndItsTransactionsAreDeliveredAgain() {
+		FakeServer.Tx first = this.server.commitInserts(1, 2);
+		FakeServer.Tx last = this.server.commitInserts(3);
+		this.sink.commitFailures = 1;
+		ReplicationConsumer consumer = start(builder().changeHandler(this.sink::write));
+		await().until(() -> consumer.ackedLsn().equals(last.endLsn()));
+		assertThat(this.sink.committed).containsExactly(1, 2, 3);
+		assertThat(this.sink.log).containsSubsequence("begin", "write 1", "write 2", "commit failed", "rollback",
+				"begin", "write 1", "write 2", "commit " + first.commitLsn());
+		int failed = this.sink.log.indexOf("commit failed");
+		assertThat(this.sink.log.get(failed + 1)).as("no second commit of the failed transaction")
+			.isEqualTo("rollback");
+	}
+
+	@Test
 	void transactionalStoreRefusesLanesAndAcknowledgingSubscriptions() {
 		assertThatExceptionOfType(ReplicationConsumerException.class).isThrownBy(
 				() -> builder().subscribe(Subscription.onChange("lanes", this.sink::write).withConcurrency(2)).build())
@@ -184,6 +199,10 @@ class TransactionalCheckpointTests {
 
 		volatile int rollbacks;
 
+		volatile int commitFailures;
+
+		private boolean open;
+
 		void write(Change change) {
 			this.pending.add(change.after().get("id"));
 			this.log.add("write " + change.after().get("id"));
@@ -197,11 +216,23 @@ class TransactionalCheckpointTests {
 		@Override
 		public void begin() {
 			this.pending.clear();
+			this.open = true;
 			this.log.add("begin");
 		}
 
 		@Override
 		public void commit(Lsn commitLsn) {
+			if (!this.open) {
+				this.log.add("commit without a transaction");
+				throw new IllegalStateException("No sink transaction");
+			}
+			this.open = false;
+			if (this.commitFailures > 0) {
+				this.commitFailures--;
+				this.pending.clear();
+				this.log.add("commit failed");
+				throw new IllegalStateException("commit failed");
+			}
 			this.committed.addAll(this.pending);
 			this.pending.clear();
 			this.checkpoint = commitLsn;
@@ -211,6 +242,7 @@ class TransactionalCheckpointTests {
 
 		@Override
 		public void rollback() {
+			this.open = false;
 			this.pending.clear();
 			this.rollbacks++;
 			this.log.add("rollback");

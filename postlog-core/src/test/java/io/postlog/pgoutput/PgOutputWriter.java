@@ -13,9 +13,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Encodes pgoutput protocol version 1 messages into the bytes the server sends, following
- * PostgreSQL's "Logical Replication Message Formats", plus Stream Start to play a server
- * that streams where it should not. For tests that drive the consumer with a fake stream.
- * Stateless.
+ * PostgreSQL's "Logical Replication Message Formats", plus the stream control messages of
+ * protocol 2 and 4 to play a server that streams in-progress transactions. For tests that
+ * drive the consumer with a fake stream. Stateless.
  */
 public final class PgOutputWriter {
 
@@ -27,7 +27,8 @@ public final class PgOutputWriter {
 	/**
 	 * Encodes a message.
 	 * @param message Begin, Commit, Origin, Relation, Type, Insert, Update, Delete,
-	 * Truncate, Message (outside a streamed block) or StreamStart
+	 * Truncate, Message (outside a streamed block), StreamStart, StreamStop, StreamCommit
+	 * or StreamAbort
 	 * @return the bytes
 	 */
 	public static byte[] write(PgOutputMessage message) {
@@ -85,6 +86,23 @@ public final class PgOutputWriter {
 		}
 		else if (message instanceof PgOutputMessage.StreamStart start) {
 			out.tag('S').int32((int) start.xid()).int8(start.firstSegment() ? 1 : 0);
+		}
+		else if (message instanceof PgOutputMessage.StreamStop) {
+			out.tag('E');
+		}
+		else if (message instanceof PgOutputMessage.StreamCommit commit) {
+			out.tag('c')
+				.int32((int) commit.xid())
+				.int8(commit.flags())
+				.int64(commit.commitLsn().value())
+				.int64(commit.endLsn().value())
+				.time(commit.commitTime());
+		}
+		else if (message instanceof PgOutputMessage.StreamAbort abort) {
+			out.tag('A').int32((int) abort.xid()).int32((int) abort.subXid());
+			if (abort.abortLsn() != null && abort.abortTime() != null) {
+				out.int64(abort.abortLsn().value()).time(abort.abortTime());
+			}
 		}
 		else {
 			throw new IllegalArgumentException("No writer for " + message.getClass().getSimpleName());

@@ -33,7 +33,10 @@ class PgOutputWriterTests {
 				new PgOutputMessage.Delete(null, 16384, ROW, null), new PgOutputMessage.Delete(null, 16384, null, ROW),
 				new PgOutputMessage.Truncate(null, 3, List.of(16384, 16390)),
 				new PgOutputMessage.Message(null, true, Lsn.of(0x55), "audit", new byte[] { 0, 1, 2 }),
-				new PgOutputMessage.StreamStart(12, true));
+				new PgOutputMessage.StreamStart(12, true), new PgOutputMessage.StreamStop(),
+				new PgOutputMessage.StreamCommit(12, 0, Lsn.of(0x1_0000_0010L), Lsn.of(0x1_0000_0040L), TIME),
+				new PgOutputMessage.StreamAbort(12, 13, null, null),
+				new PgOutputMessage.StreamAbort(12, 12, Lsn.of(0x77), TIME));
 		for (PgOutputMessage message : messages) {
 			assertThat(PgOutputDecoder.decode(ByteBuffer.wrap(PgOutputWriter.write(message)))).isEqualTo(message);
 		}

@@ -9,14 +9,15 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
+import io.postlog.CapturedStdErr;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.UnchangedToast;
 import io.postlog.pgoutput.PgOutputMessage.Column;
 import io.postlog.pgoutput.PgOutputMessage.Relation;
 import io.postlog.types.PgType;
+import io.postlog.types.ValueDecoder;
 import io.postlog.types.ValueDecoders;
-import io.postlog.types.ValueDecodingException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -116,19 +117,79 @@ class RowDecoderTests {
 	}
 
 	@Test
-	void valueFailureNamesTableColumnAndTypeButNotTheValue() {
+	void valueInAFormNoDecoderKnowsIsDeliveredRawWithOneWarningAndNoValue() {
 		this.decoder.relation(ORDERS_RELATION);
+		try (CapturedStdErr log = CapturedStdErr.start()) {
+			Row first = this.decoder.newRow(ORDERS,
+					tuple(text("1"), text("fine"), text("secret-timestamp"), text("2")));
+			Row second = this.decoder.newRow(ORDERS, tuple(binary("secret".getBytes(StandardCharsets.UTF_8)), text("x"),
+					text("secret-again"), text("2")));
+			assertThat(first.get("placed_at")).isEqualTo("secret-timestamp");
+			assertThat(first.get("id")).isEqualTo(1L);
+			assertThat(second.get("placed_at")).isEqualTo("secret-again");
+			assertThat(second.get("id")).isEqualTo("secret".getBytes(StandardCharsets.UTF_8));
+			String text = log.text();
+			assertThat(text).doesNotContain("secret");
+			assertThat(text.lines().filter((line) -> line.contains("'placed_at'"))).singleElement()
+				.asString()
+				.contains("public.orders", "type OID 1184", "text value", "String");
+			assertThat(text.lines().filter((line) -> line.contains("'id'"))).singleElement()
+				.asString()
+				.contains("type OID 20", "binary value", "byte[]");
+		}
+	}
+
+	@Test
+	void decoderThatFailsOtherwiseThanMalformedFailsTheRowWithoutTheValue() {
+		ValueDecoder careless = new ValueDecoder() {
+
+			@Override
+			public Object decodeText(byte[] utf8) {
+				throw new IllegalStateException("bad " + new String(utf8, StandardCharsets.UTF_8));
+			}
+
+			@Override
+			public Object decodeBinary(byte[] value) {
+				throw new IllegalStateException("bad");
+			}
+
+		};
+		RowDecoder rows = new RowDecoder(ValueDecoders.standard().withDecoder(PgType.TEXT, careless));
+		rows.relation(ORDERS_RELATION);
 		assertThatExceptionOfType(RowDecodingException.class)
-			.isThrownBy(() -> this.decoder.newRow(ORDERS,
-					tuple(text("1"), text("fine"), text("secret-timestamp"), text("2"))))
-			.withMessage("Cannot decode column 'placed_at' of table public.orders (type OID 1184)")
-			.withCauseInstanceOf(ValueDecodingException.class)
-			.satisfies((ex) -> assertThat(ex.getCause().getMessage()).doesNotContain("secret"));
-		assertThatExceptionOfType(RowDecodingException.class)
-			.isThrownBy(() -> this.decoder.newRow(ORDERS,
-					tuple(binary("secret".getBytes(StandardCharsets.UTF_8)), text("x"), TupleValue.NULL, text("2"))))
-			.withMessageContaining("'id'")
-			.satisfies((ex) -> assertThat(ex.getCause().getMessage()).doesNotContain("secret"));
+			.isThrownBy(() -> rows.newRow(ORDERS, tuple(text("1"), text("secret"), TupleValue.NULL, text("2"))))
+			.withMessage("Cannot decode column 'note' of table public.orders (type OID 25): decoder failed with "
+					+ "java.lang.IllegalStateException")
+			.withNoCause();
+	}
+
+	@Test
+	void typeTheStreamAnnouncedAsABuiltInDecodesAsItWhenNothingElseKnowsIt() {
+		RowDecoder rows = new RowDecoder(ValueDecoders.standard().withLookup((oid, decoders) -> null));
+		rows.type(new PgOutputMessage.Type(null, 70000, "", "numeric"));
+		rows.type(new PgOutputMessage.Type(null, 70001, "", "_int4"));
+		rows.relation(new Relation(null, 1, "public", "prices", 'd',
+				List.of(new Column(1, "amount", 70000, -1), new Column(0, "sizes", 70001, -1))));
+		Row row = rows.newRow(1, tuple(text("1.50"), text("{1,2}")));
+		assertThat(row.get("amount")).isEqualTo(new BigDecimal("1.50"));
+		assertThat(row.get("sizes")).isEqualTo(List.of(1, 2));
+	}
+
+	@Test
+	void typeTheStreamAnnouncedUnderAnotherSchemaStaysRawAndIsReportedOnce() {
+		RowDecoder rows = new RowDecoder(ValueDecoders.standard().withLookup((oid, decoders) -> null));
+		rows.type(new PgOutputMessage.Type(null, 70002, "public", "mood"));
+		Relation moods = new Relation(null, 2, "public", "moods", 'd', List.of(new Column(1, "mood", 70002, -1)));
+		try (CapturedStdErr log = CapturedStdErr.start()) {
+			rows.relation(moods);
+			rows.relation(moods);
+			assertThat(rows.newRow(2, tuple(text("happy"))).get("mood")).isEqualTo("happy");
+			assertThat(rows.newRow(2, tuple(binary("sad".getBytes(StandardCharsets.UTF_8)))).get("mood"))
+				.isEqualTo("sad".getBytes(StandardCharsets.UTF_8));
+			assertThat(log.text().lines().filter((line) -> line.contains("70002"))).singleElement()
+				.asString()
+				.contains("public.mood", "raw");
+		}
 	}
 
 	private static Map.Entry<String, Object> entry(String key, Object value) {

@@ -10,10 +10,9 @@ import io.postlog.Operation;
 
 /**
  * Marks a bean method that receives committed changes of PostgreSQL tables, in commit
- * order and within a transaction in WAL order, on the consumer's one delivery thread.
+ * order and within a transaction in WAL order.
  * <p>
- * The method takes one payload parameter, and optionally an {@link io.postlog.Lsn} (the
- * transaction's commit LSN):
+ * The method takes one payload parameter:
  * <ul>
  * <li>{@link io.postlog.Change} — every matching change, truncates included;</li>
  * <li>{@link io.postlog.Transaction} or {@code List<Change>} — one call per commit with
@@ -23,11 +22,26 @@ import io.postlog.Operation;
  * before-row for deletes); truncates are not delivered to these shapes;</li>
  * <li>any record or JavaBean — bound from that row by column name, {@code snake_case}
  * columns to {@code camelCase} names, through Spring's conversion service; truncates are
- * not delivered.</li>
+ * not delivered. Binding is strict: a record component that matches no column, or a
+ * primitive component whose column can be {@code NULL} or is absent from the rows the
+ * listener receives (non-key columns of a key-only {@code DELETE} image), fails start-up
+ * naming the listener, the table and the component.</li>
  * </ul>
- * An exception fails the transaction: it is redelivered from its first change to every
- * listener, with the back-off of {@code postlog.retry.*}, until attempts run out and the
- * consumer is {@code FAILED}.
+ * It may also take an {@link io.postlog.Lsn} (the commit LSN), an
+ * {@link io.postlog.Operation} (change-shaped listeners) and an
+ * {@link io.postlog.Acknowledgment}: a listener that takes one owns the acknowledgement
+ * of what it was given, and the slot moves past a transaction only once it was
+ * acknowledged.
+ * <p>
+ * An exception is logged once per attempt with the listener's id, the table, operation,
+ * commit LSN and change id and the exception's stack trace, and the listener is called
+ * again for the same change with the back-off of {@code postlog.retry.*}, alone: the
+ * other listeners are not called again. When attempts run out the listener's error
+ * handler ({@link #errorHandler()}, else {@code postlog.listener.error-handler}) decides
+ * whether to skip the change or to stop the listener's group.
+ * <p>
+ * {@link #tables()}, {@link #id()}, {@link #concurrency()} and {@link #group()} resolve
+ * {@code ${...}} placeholders.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -36,7 +50,8 @@ public @interface PgChangeListener {
 
 	/**
 	 * Tables to receive changes of, as {@code schema.table} or {@code table} (meaning
-	 * {@code public.table}); empty for every published table.
+	 * {@code public.table}); empty for every published table. An element may be a
+	 * placeholder that resolves to a comma-separated list.
 	 * @return the tables
 	 */
 	String[] tables() default {};
@@ -48,10 +63,35 @@ public @interface PgChangeListener {
 	Operation[] operations() default {};
 
 	/**
-	 * An id for this listener, shown by the actuator endpoint and in errors; defaults to
-	 * {@code BeanClass.method}.
+	 * An id for this listener, unique in the application, shown by the actuator endpoint,
+	 * in log lines and in errors; defaults to {@code BeanClass.method}.
 	 * @return the id
 	 */
 	String id() default "";
+
+	/**
+	 * How many lanes call the listener at once (a positive integer, {@code "1"} by
+	 * default). Changes are routed to lanes by table and replica-identity key, so each
+	 * key keeps its order; the slot is still acknowledged in commit order. Only for
+	 * {@code Change}, {@code Row}, {@code Map} and record listeners.
+	 * @return the number of lanes
+	 */
+	String concurrency() default "1";
+
+	/**
+	 * The consumer group: listeners of one group share a replication slot and publication
+	 * ({@code postlog.groups.<name>.slot.name} and {@code .publication.name}, by default
+	 * {@code postlog_<name>}), so one group's failure or slowness does not hold another's
+	 * slot. Empty for the default group ({@code postlog.slot.name}).
+	 * @return the group
+	 */
+	String group() default "";
+
+	/**
+	 * The name of a {@link PgListenerErrorHandler} bean deciding what happens when this
+	 * listener's retries run out; empty for {@code postlog.listener.error-handler}.
+	 * @return the bean name
+	 */
+	String errorHandler() default "";
 
 }

@@ -9,8 +9,9 @@ import java.lang.annotation.Target;
 /**
  * Marks a bean method that receives logical decoding messages written with
  * {@code pg_logical_emit_message} (PostgreSQL 14+) whose prefix equals {@link #prefix()}.
- * The method takes one {@link io.postlog.LogicalMessage} parameter and runs on the
- * consumer's delivery thread, in order with the change listeners.
+ * The method takes one {@link io.postlog.LogicalMessage} parameter, and optionally an
+ * {@link io.postlog.Lsn} (the message's LSN), and runs in order with the change listeners
+ * of its group.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -24,10 +25,18 @@ public @interface PgMessageListener {
 	String prefix();
 
 	/**
-	 * An id for this listener, shown by the actuator endpoint and in errors; defaults to
-	 * {@code BeanClass.method}.
+	 * An id for this listener, unique in the application, shown by the actuator endpoint,
+	 * in log lines and in errors; defaults to {@code BeanClass.method}. Resolves
+	 * {@code ${...}} placeholders.
 	 * @return the id
 	 */
 	String id() default "";
+
+	/**
+	 * The consumer group (see {@link PgChangeListener#group()}); empty for the default
+	 * group. Resolves {@code ${...}} placeholders.
+	 * @return the group
+	 */
+	String group() default "";
 
 }

@@ -7,23 +7,30 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.postlog.PostlogException;
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.convert.ApplicationConversionService;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.convert.ConversionService;
+import org.springframework.util.StringValueResolver;
 
 /**
  * Finds {@link PgChangeListener} and {@link PgMessageListener} methods on beans and, once
- * every singleton exists, registers them with the {@link PostlogListenerRegistry}. An
- * unsupported method signature fails the bean's creation with a message naming the
- * method.
+ * every singleton exists, registers them with the {@link PostlogListenerRegistry}, with
+ * the {@link PgListenerErrorHandler} beans they name. Method resolution (placeholders,
+ * parameter shape, invoker) is the {@link ListenerMethodResolver}'s; an unsupported
+ * method signature fails the bean's creation with a message naming the method.
  */
 public final class PostlogListenerAnnotationBeanPostProcessor
 		implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {
@@ -34,7 +41,9 @@ public final class PostlogListenerAnnotationBeanPostProcessor
 
 	private final Set<Class<?>> classesWithoutListeners = ConcurrentHashMap.newKeySet();
 
-	private BeanFactory beanFactory;
+	private @Nullable BeanFactory beanFactory;
+
+	private @Nullable ListenerMethodResolver resolver;
 
 	/**
 	 * Creates a post-processor that binds rows with Boot's shared conversion service.
@@ -54,6 +63,14 @@ public final class PostlogListenerAnnotationBeanPostProcessor
 	@Override
 	public void setBeanFactory(BeanFactory beanFactory) {
 		this.beanFactory = beanFactory;
+		StringValueResolver placeholders = (beanFactory instanceof ConfigurableBeanFactory configurable)
+				? configurable::resolveEmbeddedValue : null;
+		this.resolver = new ListenerMethodResolver(placeholders, this.conversionService);
+	}
+
+	private ListenerMethodResolver resolver() {
+		ListenerMethodResolver resolver = this.resolver;
+		return (resolver != null) ? resolver : new ListenerMethodResolver(null, this.conversionService);
 	}
 
 	@Override
@@ -74,10 +91,11 @@ public final class PostlogListenerAnnotationBeanPostProcessor
 			return bean;
 		}
 		List<ListenerEndpoint> found = new ArrayList<>();
-		changeMethods.forEach((method, annotation) -> found.add(ListenerEndpoint.forChanges(bean,
-				AopUtils.selectInvocableMethod(method, bean.getClass()), annotation, this.conversionService)));
-		messageMethods.forEach((method, annotation) -> found.add(ListenerEndpoint.forMessages(bean,
-				AopUtils.selectInvocableMethod(method, bean.getClass()), annotation)));
+		ListenerMethodResolver resolver = resolver();
+		changeMethods.forEach((method, annotation) -> found
+			.add(resolver.resolve(bean, AopUtils.selectInvocableMethod(method, bean.getClass()), annotation)));
+		messageMethods.forEach((method, annotation) -> found
+			.add(resolver.resolve(bean, AopUtils.selectInvocableMethod(method, bean.getClass()), annotation)));
 		found.sort((a, b) -> a.id().compareTo(b.id()));
 		synchronized (this.endpoints) {
 			this.endpoints.addAll(found);
@@ -87,10 +105,29 @@ public final class PostlogListenerAnnotationBeanPostProcessor
 
 	@Override
 	public void afterSingletonsInstantiated() {
-		PostlogListenerRegistry registry = this.beanFactory.getBean(PostlogListenerRegistry.class);
+		BeanFactory beanFactory = this.beanFactory;
+		PostlogListenerRegistry registry = beanFactory.getBean(PostlogListenerRegistry.class);
 		synchronized (this.endpoints) {
-			registry.register(this.endpoints);
+			List<ListenerEndpoint> resolved = new ArrayList<>();
+			for (ListenerEndpoint endpoint : this.endpoints) {
+				resolved.add(withErrorHandler(beanFactory, endpoint));
+			}
+			registry.register(resolved);
 			this.endpoints.clear();
+		}
+	}
+
+	private static ListenerEndpoint withErrorHandler(BeanFactory beanFactory, ListenerEndpoint endpoint) {
+		String name = endpoint.errorHandlerName();
+		if (name == null) {
+			return endpoint;
+		}
+		try {
+			return endpoint.withErrorHandler(beanFactory.getBean(name, PgListenerErrorHandler.class));
+		}
+		catch (NoSuchBeanDefinitionException ex) {
+			throw new PostlogException("Listener '" + endpoint.id() + "' names errorHandler '" + name
+					+ "', but there is no PgListenerErrorHandler bean of that name");
 		}
 	}
 

@@ -1,47 +1,43 @@
 package io.postlog.spring;
 
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
-import io.postlog.Change;
-import io.postlog.Lsn;
-import io.postlog.Operation;
+import javax.sql.DataSource;
+
+import io.postlog.PostlogException;
 import io.postlog.TableId;
-import io.postlog.Transaction;
-import io.postlog.admin.LostSlotAction;
-import io.postlog.admin.SlotLostException;
+import io.postlog.admin.PublicationMode;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
-import io.postlog.PostlogException;
 import io.postlog.consumer.ReplicationConsumer;
-import io.postlog.consumer.Subscription;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.availability.AvailabilityChangeEvent;
 import org.springframework.boot.availability.ReadinessState;
+import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.ApplicationEventPublisherAware;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.SmartLifecycle;
 
 /**
- * Owns the one {@link ReplicationConsumer} that feeds every registered listener, in
- * registration order, on its delivery thread. Starts late (after the web server) and
- * stops early, acknowledging what was delivered. While it starts, the slot and
- * publication are set up on the calling thread, so a set-up fault fails start-up.
- * Readiness is {@code REFUSING_TRAFFIC} from start until the consumer first runs (or
- * waits in standby behind another replica), then {@code ACCEPTING_TRAFFIC}; when Spring
- * Boot declares the application ready before that, the registry answers with
- * {@code REFUSING_TRAFFIC} again. A slot found lost, at start or on a reconnect, is
- * published as a {@link PostlogSlotLostEvent} before the consumer acts on it.
- * Thread-safe.
+ * Keeps the registered listener endpoints and runs one {@link PostlogConsumerGroup} (one
+ * replication consumer, slot and publication) per group they name. Starts late (after the
+ * web server) and stops early, acknowledging what was delivered. While it starts, each
+ * group's tables are checked and its slot and publication set up on the calling thread,
+ * so a fault fails start-up. Readiness is {@code REFUSING_TRAFFIC} from start until every
+ * group first runs (or waits in standby behind another replica), then
+ * {@code ACCEPTING_TRAFFIC}; when Spring Boot declares the application ready before that,
+ * the registry answers with {@code REFUSING_TRAFFIC} again. Thread-safe.
  */
 public final class PostlogListenerRegistry implements SmartLifecycle, ApplicationEventPublisherAware,
 		ApplicationListener<AvailabilityChangeEvent<ReadinessState>> {
@@ -55,31 +51,49 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 
 	private final List<ConsumerListener> observers;
 
+	private final List<GroupObserver> groupObservers;
+
+	private final PgListenerErrorHandler defaultErrorHandler;
+
 	private final List<ListenerEndpoint> endpoints = new ArrayList<>();
+
+	private volatile List<PostlogConsumerGroup> groups = List.of();
 
 	private @Nullable ApplicationEventPublisher publisher;
 
-	private volatile @Nullable ReplicationConsumer consumer;
-
 	private volatile boolean running;
 
-	/** Orders readiness decisions of the consumer's thread and the application's. */
+	/** Orders readiness decisions of the consumers' threads and the application's. */
 	private final Object readinessLock = new Object();
+
+	private final Set<String> streamingGroups = new LinkedHashSet<>();
 
 	private volatile boolean ready;
 
-	private volatile @Nullable Instant lastCommitTime;
+	private volatile int groupCount;
 
-	private volatile @Nullable Throwable lastFailure;
+	/**
+	 * Creates a registry whose listeners stop their group when their retries run out.
+	 * @param setup prepares each group's slot and publication and configures its consumer
+	 * @param observers further listeners of every group's consumer
+	 */
+	public PostlogListenerRegistry(ConsumerSetup setup, List<ConsumerListener> observers) {
+		this(setup, observers, List.of(), PgListenerErrorHandler.STOP);
+	}
 
 	/**
 	 * Creates a registry.
-	 * @param setup prepares the slot and publication and configures the consumer
-	 * @param observers further listeners of the consumer, for example metrics
+	 * @param setup prepares each group's slot and publication and configures its consumer
+	 * @param observers further listeners of every group's consumer
+	 * @param groupObservers make a listener per group, for example tagged metrics
+	 * @param defaultErrorHandler the error handler of listeners that name none
 	 */
-	public PostlogListenerRegistry(ConsumerSetup setup, List<ConsumerListener> observers) {
+	public PostlogListenerRegistry(ConsumerSetup setup, List<ConsumerListener> observers,
+			List<GroupObserver> groupObservers, PgListenerErrorHandler defaultErrorHandler) {
 		this.setup = setup;
 		this.observers = List.copyOf(observers);
+		this.groupObservers = List.copyOf(groupObservers);
+		this.defaultErrorHandler = defaultErrorHandler;
 	}
 
 	@Override
@@ -96,33 +110,28 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	}
 
 	/**
-	 * Returns the tables the change listeners name, empty if any of them takes every
-	 * published table.
-	 * @return the tables
+	 * Returns the running groups.
+	 * @return the groups, the default group first, empty before start or without
+	 * listeners
 	 */
-	public synchronized List<TableId> listenerTables() {
-		Set<TableId> tables = new LinkedHashSet<>();
-		for (ListenerEndpoint endpoint : this.endpoints) {
-			if (endpoint.shape() != ListenerEndpoint.Shape.MESSAGE) {
-				if (endpoint.tables().isEmpty()) {
-					return List.of();
-				}
-				tables.addAll(endpoint.tables());
-			}
-		}
-		return List.copyOf(tables);
+	public List<PostlogConsumerGroup> groups() {
+		return this.groups;
 	}
 
 	/**
-	 * Describes the registered listeners.
-	 * @return one entry per listener method, in delivery order
+	 * Returns a running group.
+	 * @param name the group's name, {@link PostlogConsumerGroup#DEFAULT} for the default
+	 * group
+	 * @return the group, or {@code null} if no listener names it or the registry has not
+	 * started
 	 */
-	public synchronized List<ListenerInfo> listeners() {
-		return this.endpoints.stream()
-			.map((endpoint) -> new ListenerInfo(endpoint.id(), endpoint.method(), endpoint.shape().name(),
-					endpoint.tables().stream().map(TableId::toString).sorted().toList(),
-					endpoint.operations().stream().sorted().toList(), endpoint.prefix()))
-			.toList();
+	public @Nullable PostlogConsumerGroup group(String name) {
+		for (PostlogConsumerGroup group : this.groups) {
+			if (group.name().equals(name)) {
+				return group;
+			}
+		}
+		return null;
 	}
 
 	@Override
@@ -135,44 +144,139 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 			this.running = true;
 			return;
 		}
+		requireDistinctIds();
 		publishReadiness(ReadinessState.REFUSING_TRAFFIC);
-		ReplicationConsumer.Builder builder = this.setup.prepare(listenerTables());
+		List<PostlogConsumerGroup> started = new ArrayList<>();
+		Map<String, List<ListenerEndpoint>> byGroup = endpointsByGroup();
+		this.groupCount = byGroup.size();
+		try {
+			for (Map.Entry<String, List<ListenerEndpoint>> entry : byGroup.entrySet()) {
+				PostlogConsumerGroup group = startGroup(entry.getKey(), entry.getValue());
+				started.add(group);
+				this.groups = List.copyOf(started);
+			}
+		}
+		catch (RuntimeException ex) {
+			stopAll(started);
+			this.groups = List.of();
+			throw ex;
+		}
+		this.running = true;
+		logger.info("postlog started {} listener(s) in {} group(s)", this.endpoints.size(), started.size());
+	}
+
+	private PostlogConsumerGroup startGroup(String name, List<ListenerEndpoint> endpoints) {
+		GroupPlan plan = this.setup.prepare(name, tables(endpoints));
+		PostlogConsumerGroup group = new PostlogConsumerGroup(name, plan.monitor(), endpoints, this::publish);
+		if (plan.catalog() != null) {
+			new ListenerStartupChecks(plan.catalog()).check(group, plan);
+		}
+		ReplicationConsumer.Builder builder = plan.builder();
+		for (ListenerEndpoint endpoint : endpoints) {
+			PgListenerErrorHandler handler = (endpoint.errorHandler() != null) ? endpoint.errorHandler()
+					: this.defaultErrorHandler;
+			builder.subscribe(ListenerSubscriptions.of(endpoint, new ListenerFailureHandler(endpoint, handler, group)));
+		}
+		List<ConsumerListener> listeners = new ArrayList<>();
+		listeners.add(group.recorder());
+		listeners.add(new GroupNotices(group, this::groupStreaming));
+		listeners.addAll(this.observers);
+		for (GroupObserver observer : this.groupObservers) {
+			listeners.add(observer.observe(group));
+		}
+		builder.listener(new ConsumerListeners(listeners));
+		ReplicationConsumer consumer = builder.build();
+		group.started(consumer);
+		consumer.start();
+		return group;
+	}
+
+	private void requireDistinctIds() {
 		Set<String> ids = new LinkedHashSet<>();
 		for (ListenerEndpoint endpoint : this.endpoints) {
 			if (!ids.add(endpoint.id())) {
 				throw new PostlogException("Two postlog listeners have the id '" + endpoint.id()
 						+ "'; give them distinct ids with @PgChangeListener(id = ...)");
 			}
-			builder.subscribe(subscription(endpoint));
 		}
-		builder.listener(new Observer());
-		ReplicationConsumer consumer = builder.build();
-		this.consumer = consumer;
-		consumer.start();
-		this.running = true;
-		logger.info("postlog started with {} listener(s)", this.endpoints.size());
 	}
 
-	private static Subscription subscription(ListenerEndpoint endpoint) {
-		if (endpoint.shape() == ListenerEndpoint.Shape.MESSAGE) {
-			return Subscription.onMessage(endpoint.id(), endpoint::onMessage);
+	private Map<String, List<ListenerEndpoint>> endpointsByGroup() {
+		Map<String, List<ListenerEndpoint>> groups = new LinkedHashMap<>();
+		groups.put(PostlogConsumerGroup.DEFAULT, new ArrayList<>());
+		for (ListenerEndpoint endpoint : this.endpoints) {
+			groups.computeIfAbsent(endpoint.group(), (name) -> new ArrayList<>()).add(endpoint);
 		}
-		if (endpoint.shape().perTransaction()) {
-			return Subscription.onTransaction(endpoint.id(), endpoint::onTransaction);
+		groups.values().removeIf(List::isEmpty);
+		return groups;
+	}
+
+	/**
+	 * Returns the tables the change listeners of a group name, empty if any of them takes
+	 * every published table.
+	 */
+	private static List<TableId> tables(List<ListenerEndpoint> endpoints) {
+		Set<TableId> tables = new LinkedHashSet<>();
+		for (ListenerEndpoint endpoint : endpoints) {
+			if (endpoint.shape() != ListenerEndpoint.Shape.MESSAGE) {
+				if (endpoint.tables().isEmpty()) {
+					return List.of();
+				}
+				tables.addAll(endpoint.tables());
+			}
 		}
-		return Subscription.onChange(endpoint.id(), endpoint::onChange);
+		return List.copyOf(tables);
 	}
 
 	@Override
 	public void stop() {
-		ReplicationConsumer consumer;
+		List<PostlogConsumerGroup> groups;
 		synchronized (this) {
-			consumer = this.consumer;
-			this.consumer = null;
+			groups = this.groups;
 			this.running = false;
 		}
-		if (consumer != null) {
-			consumer.stop();
+		stopAll(groups);
+	}
+
+	/**
+	 * Stops the groups at once, each on a thread of its own joined here: a group's stop
+	 * waits for its transaction in delivery and its outstanding acknowledgements, and one
+	 * after another they could outlast the application's shutdown phase.
+	 */
+	private static void stopAll(List<PostlogConsumerGroup> groups) {
+		if (groups.size() == 1) {
+			groups.get(0).stop();
+			return;
+		}
+		List<Thread> stopping = new ArrayList<>();
+		List<PostlogConsumerGroup> reversed = new ArrayList<>(groups);
+		Collections.reverse(reversed);
+		for (PostlogConsumerGroup group : reversed) {
+			Thread thread = new Thread(() -> {
+				try {
+					group.stop();
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Stopping postlog group '{}' failed", group.displayName(), ex);
+				}
+			}, "postlog-stop-" + group.slotName());
+			thread.setDaemon(true);
+			thread.start();
+			stopping.add(thread);
+		}
+		boolean interrupted = false;
+		for (Thread thread : stopping) {
+			while (thread.isAlive()) {
+				try {
+					thread.join();
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
@@ -187,46 +291,40 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	}
 
 	/**
-	 * Returns the consumer's state.
-	 * @return the state, or {@code null} when no consumer runs (not started, or no
-	 * listeners)
+	 * Returns the default group's state (the first group's, when no listener is in the
+	 * default group).
+	 * @return the state, or {@code null} when no consumer runs
 	 */
 	public @Nullable ConsumerState state() {
-		ReplicationConsumer consumer = this.consumer;
-		return (consumer != null) ? consumer.state() : null;
+		List<PostlogConsumerGroup> groups = this.groups;
+		return groups.isEmpty() ? null : groups.get(0).state();
 	}
 
 	/**
-	 * Returns the position acknowledged to the server.
-	 * @return the position, or {@code null} when no consumer runs
-	 */
-	public @Nullable Lsn ackedLsn() {
-		ReplicationConsumer consumer = this.consumer;
-		return (consumer != null) ? consumer.ackedLsn() : null;
-	}
-
-	/**
-	 * Returns the commit time of the last transaction delivered.
-	 * @return the time, or {@code null} before the first
-	 */
-	public @Nullable Instant lastCommitTime() {
-		return this.lastCommitTime;
-	}
-
-	/**
-	 * Returns the failure behind the latest move to {@code RETRYING}, {@code STANDBY} or
-	 * {@code FAILED}.
+	 * Returns the failure behind the latest move of the default (or first) group to
+	 * {@code RETRYING}, {@code STANDBY} or {@code FAILED}.
 	 * @return the failure, or {@code null}
 	 */
 	public @Nullable Throwable lastFailure() {
-		return this.lastFailure;
+		List<PostlogConsumerGroup> groups = this.groups;
+		return groups.isEmpty() ? null : groups.get(0).lastFailure();
+	}
+
+	private void groupStreaming(PostlogConsumerGroup group) {
+		synchronized (this.readinessLock) {
+			this.streamingGroups.add(group.name());
+			if (!this.ready && this.streamingGroups.size() >= this.groupCount) {
+				this.ready = true;
+				publishReadiness(ReadinessState.ACCEPTING_TRAFFIC);
+			}
+		}
 	}
 
 	/**
-	 * Keeps readiness refusing while the consumer has not streamed yet: Spring Boot
-	 * publishes {@code ACCEPTING_TRAFFIC} once the application has started, which would
-	 * otherwise overwrite the registry's {@code REFUSING_TRAFFIC} when the consumer is
-	 * slow to connect.
+	 * Keeps readiness refusing while a group has not streamed yet: Spring Boot publishes
+	 * {@code ACCEPTING_TRAFFIC} once the application has started, which would otherwise
+	 * overwrite the registry's {@code REFUSING_TRAFFIC} when a consumer is slow to
+	 * connect.
 	 * @param event a readiness change
 	 */
 	@Override
@@ -235,7 +333,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 			return;
 		}
 		synchronized (this.readinessLock) {
-			if (!this.ready && this.consumer != null) {
+			if (!this.ready && this.groupCount > 0) {
 				logger.info("postlog is not streaming yet: readiness stays {}", ReadinessState.REFUSING_TRAFFIC);
 				publishReadiness(ReadinessState.REFUSING_TRAFFIC);
 			}
@@ -249,114 +347,61 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		}
 	}
 
+	private void publish(ApplicationEvent event) {
+		ApplicationEventPublisher publisher = this.publisher;
+		if (publisher != null) {
+			publisher.publishEvent(event);
+		}
+	}
+
 	/**
-	 * Prepares the slot and publication and returns a consumer builder configured with
-	 * everything but its handlers and listener.
+	 * Prepares a group's slot and publication settings and returns a consumer builder
+	 * configured with everything but its subscriptions and listener.
 	 */
 	@FunctionalInterface
 	public interface ConsumerSetup {
 
 		/**
-		 * Sets up the slot and publication for the listeners' tables; runs while the
-		 * application starts, on its thread.
-		 * @param listenerTables the tables the listeners name, empty for all published
-		 * @return the configured builder
+		 * Plans a group; runs while the application starts, on its thread, before the
+		 * group's start-up checks.
+		 * @param group the group's name, {@link PostlogConsumerGroup#DEFAULT} for the
+		 * default group
+		 * @param listenerTables the tables the group's listeners name, empty for all
+		 * published
+		 * @return the plan
 		 * @throws io.postlog.PostlogException to fail start-up
 		 */
-		ReplicationConsumer.Builder prepare(List<TableId> listenerTables);
+		GroupPlan prepare(String group, List<TableId> listenerTables);
 
 	}
 
 	/**
-	 * A registered listener method, as the actuator endpoint shows it.
+	 * What a group streams from and how, as {@link ConsumerSetup} plans it.
 	 *
-	 * @param id the listener's id
-	 * @param method the method
-	 * @param shape what the method takes
-	 * @param tables the tables it filters on, empty for all
-	 * @param operations the operations it receives
-	 * @param prefix the message prefix of a message listener, else {@code null}
+	 * @param builder the consumer builder, configured but for subscriptions and listener
+	 * @param monitor reads the group's slot and publication
+	 * @param publicationMode how the publication is managed
+	 * @param publishedTables the tables the publication is to hold, empty for every table
+	 * the listeners' filters name (or all, without filters)
+	 * @param catalog where tables are looked up for the start-up checks, or {@code null}
+	 * to skip them
 	 */
-	public record ListenerInfo(String id, String method, String shape, List<String> tables, List<Operation> operations,
-			@Nullable String prefix) {
+	public record GroupPlan(ReplicationConsumer.Builder builder, PostlogSlotMonitor monitor,
+			PublicationMode publicationMode, List<TableId> publishedTables, @Nullable DataSource catalog) {
 	}
 
-	private final class Observer implements ConsumerListener {
+	/**
+	 * Makes a listener of one group's consumer, for example meters tagged with the group.
+	 */
+	@FunctionalInterface
+	public interface GroupObserver {
 
-		@Override
-		public void stateChanged(ConsumerState previous, ConsumerState current, @Nullable Throwable cause) {
-			if (cause != null) {
-				PostlogListenerRegistry.this.lastFailure = cause;
-			}
-			if (current == ConsumerState.RUNNING || current == ConsumerState.STANDBY) {
-				synchronized (PostlogListenerRegistry.this.readinessLock) {
-					if (!PostlogListenerRegistry.this.ready) {
-						PostlogListenerRegistry.this.ready = true;
-						publishReadiness(ReadinessState.ACCEPTING_TRAFFIC);
-					}
-				}
-			}
-			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
-				safely(() -> observer.stateChanged(previous, current, cause));
-			}
-		}
-
-		@Override
-		public void changeDelivered(Change change, Duration handlerTime) {
-			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
-				safely(() -> observer.changeDelivered(change, handlerTime));
-			}
-		}
-
-		@Override
-		public void transactionDelivered(Transaction transaction, Duration handlerTime) {
-			PostlogListenerRegistry.this.lastCommitTime = transaction.commitTime();
-			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
-				safely(() -> observer.transactionDelivered(transaction, handlerTime));
-			}
-		}
-
-		@Override
-		public void retrying(int attempt, Duration backOff, Throwable cause) {
-			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
-				safely(() -> observer.retrying(attempt, backOff, cause));
-			}
-		}
-
-		@Override
-		public void slotAdvanced(Lsn acknowledged, Lsn confirmedFlush) {
-			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
-				safely(() -> observer.slotAdvanced(acknowledged, confirmedFlush));
-			}
-		}
-
-		@Override
-		public void slotLost(SlotLostException loss, LostSlotAction action) {
-			ApplicationEventPublisher publisher = PostlogListenerRegistry.this.publisher;
-			if (publisher != null) {
-				safely(() -> publisher
-					.publishEvent(new PostlogSlotLostEvent(PostlogListenerRegistry.this, loss, action)));
-			}
-			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
-				safely(() -> observer.slotLost(loss, action));
-			}
-		}
-
-		@Override
-		public void acknowledged(Lsn lsn) {
-			for (ConsumerListener observer : PostlogListenerRegistry.this.observers) {
-				safely(() -> observer.acknowledged(lsn));
-			}
-		}
-
-		private static void safely(Runnable call) {
-			try {
-				call.run();
-			}
-			catch (RuntimeException ex) {
-				logger.warn("A postlog ConsumerListener failed", ex);
-			}
-		}
+		/**
+		 * Makes the listener; called while the group starts.
+		 * @param group the group
+		 * @return its listener
+		 */
+		ConsumerListener observe(PostlogConsumerGroup group);
 
 	}
 

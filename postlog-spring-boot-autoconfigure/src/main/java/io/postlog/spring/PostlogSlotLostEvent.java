@@ -14,9 +14,10 @@ import org.springframework.context.ApplicationEvent;
  * (or the running consumer is {@code FAILED}) right after; with
  * {@link LostSlotAction#RECREATE} a new slot is made and the changes between the lost
  * slot's last confirmed position and the new slot's start are never delivered, so a
- * listener of this event is the place to rebuild what depends on them. Published by the
- * {@link PostlogListenerRegistry} (its source) on the thread that found the loss: the one
- * starting the application, or the consumer's delivery thread on a reconnect. Immutable.
+ * listener of this event is the place to rebuild what depends on them. Published with the
+ * {@link PostlogConsumerGroup} whose slot it is as its source, on the thread that found
+ * the loss: the one starting the application, or the group consumer's delivery thread on
+ * a reconnect. Immutable.
  */
 public class PostlogSlotLostEvent extends ApplicationEvent {
 

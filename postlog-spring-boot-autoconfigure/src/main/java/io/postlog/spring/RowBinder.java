@@ -57,6 +57,52 @@ final class RowBinder {
 		this.conversionService = conversionService;
 	}
 
+	/**
+	 * Checks, once a table's columns are known, that every constructor parameter can be
+	 * bound from its rows: each matches a column, and a primitive one's column is never
+	 * {@code NULL} and, for a listener of deletes, present in the delete image. A
+	 * JavaBean's properties are optional and not checked.
+	 * @param listenerId the listener, for the message
+	 * @param table the table
+	 * @param columns the table's columns, each with whether it is {@code NOT NULL}
+	 * @param deleteImage the columns a {@code DELETE} sends, or {@code null} when the
+	 * listener takes no deletes or the table sends whole rows
+	 * @throws ListenerBindingException naming the first parameter that cannot be bound
+	 */
+	void check(String listenerId, TableId table, Map<String, Boolean> columns, @Nullable List<String> deleteImage) {
+		if (this.constructor.getParameterCount() == 0) {
+			return;
+		}
+		Map<String, String> columnsByName = columnsByName(List.copyOf(columns.keySet()));
+		for (int i = 0; i < this.parameterNames.length; i++) {
+			String name = this.parameterNames[i];
+			String column = columnsByName.get(name);
+			if (column == null) {
+				throw new ListenerBindingException(listenerId, table, this.type.getName(), name,
+						"matches no column (columns: " + String.join(", ", columns.keySet())
+								+ "); rename it, or bind to Row or Map<String, Object>");
+			}
+			Class<?> type = this.parameterTypes[i].getType();
+			if (!type.isPrimitive()) {
+				continue;
+			}
+			String wrapper = ClassUtils.resolvePrimitiveIfNecessary(type).getSimpleName();
+			if (!columns.get(column)) {
+				throw new ListenerBindingException(listenerId, table, this.type.getName(), name,
+						"is a primitive " + type.getName() + " but column '" + column + "' can be NULL; declare it "
+								+ wrapper + ", or make the column NOT NULL");
+			}
+			if (deleteImage != null && !deleteImage.contains(column)) {
+				throw new ListenerBindingException(listenerId, table, this.type.getName(), name,
+						"is a primitive " + type.getName() + " but column '" + column
+								+ "' is absent from DELETE images, which carry only the replica identity columns ("
+								+ String.join(", ", deleteImage) + "); declare it " + wrapper
+								+ ", leave DELETE out of the listener's operations, or ALTER TABLE " + table
+								+ " REPLICA IDENTITY FULL");
+			}
+		}
+	}
+
 	Object bind(Row row, TableId table) {
 		return (this.constructor.getParameterCount() == 0) ? bindProperties(row, table) : bindConstructor(row, table);
 	}
@@ -122,11 +168,7 @@ final class RowBinder {
 		List<String> columns = row.columns();
 		ColumnMapping mapping = this.mapping;
 		if (mapping == null || mapping.columns() != columns) {
-			Map<String, String> columnsByName = new HashMap<>();
-			for (String column : columns) {
-				columnsByName.putIfAbsent(camelCase(column), column);
-				columnsByName.put(column, column);
-			}
+			Map<String, String> columnsByName = columnsByName(columns);
 			@Nullable String[] parameterColumns = new String[this.parameterNames.length];
 			for (int i = 0; i < parameterColumns.length; i++) {
 				parameterColumns[i] = columnsByName.get(this.parameterNames[i]);
@@ -135,6 +177,17 @@ final class RowBinder {
 			this.mapping = mapping;
 		}
 		return mapping.parameterColumns();
+	}
+
+	private static Map<String, String> columnsByName(List<String> columns) {
+		Map<String, String> columnsByName = new HashMap<>();
+		for (String column : columns) {
+			columnsByName.putIfAbsent(camelCase(column), column);
+		}
+		for (String column : columns) {
+			columnsByName.put(column, column);
+		}
+		return columnsByName;
 	}
 
 	private PostlogException failure(@Nullable String column, TableId table, String target, Exception ex) {

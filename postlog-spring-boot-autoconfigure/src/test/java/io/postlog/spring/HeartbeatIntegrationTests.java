@@ -13,6 +13,7 @@ import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.heartbeat.HeartbeatStatus;
 import io.postlog.heartbeat.HeartbeatTracker;
+import io.postlog.spring.boot.health.PostlogHealthContributor;
 import io.postlog.spring.boot.health.PostlogHealthIndicator;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
@@ -88,7 +89,7 @@ class HeartbeatIntegrationTests {
 	}
 
 	private static Health health(ConfigurableApplicationContext context) {
-		return context.getBean(PostlogHealthIndicator.class).health(true);
+		return ((PostlogHealthIndicator) context.getBean(PostlogHealthContributor.class).getContributor("default")).health(true);
 	}
 
 	@SpringBootConfiguration

@@ -19,7 +19,7 @@ import io.postlog.Operation;
 import io.postlog.Row;
 import io.postlog.Transaction;
 import io.postlog.consumer.ConsumerState;
-import io.postlog.spring.test.PostlogTestUtils;
+
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.Test;
@@ -62,7 +62,7 @@ class PostlogListenersIntegrationTests {
 					"DELETE FROM orders WHERE order_id = 2", "TRUNCATE orders",
 					"SELECT pg_logical_emit_message(true, 'audit', 'hello')",
 					"SELECT pg_logical_emit_message(true, 'other', 'x')");
-			PostlogTestUtils.awaitCaughtUp(context, TIMEOUT);
+			CaughtUp.await(context, TIMEOUT);
 
 			assertThat(shapes.changes).extracting(Change::operation)
 				.containsExactly(Operation.INSERT, Operation.UPDATE, Operation.INSERT, Operation.DELETE,
@@ -96,7 +96,9 @@ class PostlogListenersIntegrationTests {
 
 			assertThat(context.getBean(ApplicationAvailability.class).getReadinessState())
 				.isEqualTo(ReadinessState.ACCEPTING_TRAFFIC);
-			HttpResponse<String> health = get(context, "/actuator/health/postlog");
+			assertThat(get(context, "/actuator/health/postlog").body()).contains("\"status\":\"UP\"",
+					"\"components\":{\"default\":");
+			HttpResponse<String> health = get(context, "/actuator/health/postlog/default");
 			assertThat(health.statusCode()).isEqualTo(200);
 			JsonNode healthJson = JsonMapper.builder().build().readTree(health.body());
 			assertThat(healthJson.get("status").asString()).isEqualTo("UP");
@@ -107,6 +109,7 @@ class PostlogListenersIntegrationTests {
 			HttpResponse<String> endpoint = get(context, "/actuator/postlog");
 			assertThat(endpoint.statusCode()).isEqualTo(200);
 			JsonNode consumer = JsonMapper.builder().build().readTree(endpoint.body()).get("consumers").get(0);
+			assertThat(consumer.get("group").asString()).isEqualTo("default");
 			assertThat(consumer.get("state").asString()).isEqualTo("RUNNING");
 			assertThat(consumer.get("slot").get("name").asString()).isEqualTo("shapes");
 			assertThat(consumer.get("slot").get("exists").asBoolean()).isTrue();
@@ -138,11 +141,12 @@ class PostlogListenersIntegrationTests {
 				.hasMessageContaining("public.payments")
 				.cause()
 				.isInstanceOf(ListenerExecutionFailedException.class)
-				.hasMessage("Listener 'Failing.onPayment' failed for public.payments");
+				.hasMessageStartingWith(
+						"Listener 'Failing.onPayment' failed on INSERT on public.payments (commit LSN ");
 		}
 		Failing.fail.set(false);
 		try (ConfigurableApplicationContext context = run(FailingApplication.class, database, properties)) {
-			PostlogTestUtils.awaitCaughtUp(context, TIMEOUT);
+			CaughtUp.await(context, TIMEOUT);
 			assertThat(Failing.received).hasSize(4);
 			assertThat(Failing.received.get(3).get("amount")).isEqualTo(100);
 		}

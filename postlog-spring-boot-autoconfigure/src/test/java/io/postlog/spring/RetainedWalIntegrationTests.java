@@ -140,7 +140,7 @@ class RetainedWalIntegrationTests {
 	}
 
 	private JsonNode health(ConfigurableApplicationContext context) throws Exception {
-		return JsonMapper.builder().build().readTree(get(context, "/actuator/health/postlog").body());
+		return JsonMapper.builder().build().readTree(get(context, "/actuator/health/postlog/default").body());
 	}
 
 	private HttpResponse<String> get(ConfigurableApplicationContext context, String path) throws Exception {

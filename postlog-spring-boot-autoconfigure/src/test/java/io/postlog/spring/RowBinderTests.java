@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.convert.ApplicationConversionService;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 class RowBinderTests {
 
@@ -69,7 +70,61 @@ class RowBinderTests {
 		return Row.of(values);
 	}
 
+	@Test
+	void checkRefusesAComponentThatMatchesNoColumnNamingListenerTableAndComponent() {
+		assertThatExceptionOfType(ListenerBindingException.class)
+			.isThrownBy(() -> binder(Line.class).check("lines", TABLE, columns(), null))
+			.withMessage("Listener 'lines' cannot bind table public.orders to " + Line.class.getName()
+					+ ": component 'missingColumn' matches no column (columns: line_no, amount, note); rename it, "
+					+ "or bind to Row or Map<String, Object>")
+			.satisfies((ex) -> assertThat(ex.component()).isEqualTo("missingColumn"));
+	}
+
+	@Test
+	void checkRefusesAPrimitiveComponentOfANullableColumn() {
+		Map<String, Boolean> columns = new LinkedHashMap<>(columns());
+		columns.put("line_no", false);
+		assertThatExceptionOfType(ListenerBindingException.class)
+			.isThrownBy(() -> binder(PrimitiveLine.class).check("lines", TABLE, columns, null))
+			.withMessageEndingWith("component 'lineNo' is a primitive long but column 'line_no' can be NULL; "
+					+ "declare it Long, or make the column NOT NULL");
+	}
+
+	@Test
+	void checkRefusesAPrimitiveComponentAbsentFromKeyOnlyDeleteImages() {
+		Map<String, Boolean> columns = new LinkedHashMap<>(columns());
+		columns.put("amount", true);
+		assertThatExceptionOfType(ListenerBindingException.class)
+			.isThrownBy(() -> binder(PrimitiveAmount.class).check("lines", TABLE, columns, List.of("line_no")))
+			.withMessageContaining("component 'amount' is a primitive double but column 'amount' is absent from "
+					+ "DELETE images, which carry only the replica identity columns (line_no)")
+			.withMessageContaining("REPLICA IDENTITY FULL");
+	}
+
+	@Test
+	void checkAcceptsMatchingComponentsAndWholeRowDeletes() {
+		Map<String, Boolean> columns = new LinkedHashMap<>(columns());
+		columns.put("amount", true);
+		binder(PrimitiveAmount.class).check("lines", TABLE, columns, null);
+		binder(PrimitiveAmount.class).check("lines", TABLE, columns, List.of("line_no", "amount"));
+		binder(LineBean.class).check("lines", TABLE, Map.of("other", false), List.of("other"));
+	}
+
+	private static Map<String, Boolean> columns() {
+		Map<String, Boolean> columns = new LinkedHashMap<>();
+		columns.put("line_no", true);
+		columns.put("amount", false);
+		columns.put("note", false);
+		return columns;
+	}
+
 	record Line(Long lineNo, String amount, String missingColumn) {
+	}
+
+	record PrimitiveLine(long lineNo, String amount) {
+	}
+
+	record PrimitiveAmount(long lineNo, double amount) {
 	}
 
 	record Ids(List<Long> ids) {

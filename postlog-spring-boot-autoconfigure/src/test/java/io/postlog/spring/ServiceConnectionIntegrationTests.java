@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.postlog.Row;
-import io.postlog.spring.test.PostlogTestUtils;
+
 import org.junit.jupiter.api.Test;
 import org.testcontainers.junit.jupiter.Container;
 import org.testcontainers.junit.jupiter.Testcontainers;
@@ -50,7 +50,7 @@ class ServiceConnectionIntegrationTests {
 	@Test
 	void listenerReceivesRowsOverServiceConnection() {
 		this.jdbc.execute("INSERT INTO orders VALUES (1, 'ada')");
-		PostlogTestUtils.awaitCaughtUp(this.context, Duration.ofSeconds(30));
+		CaughtUp.await(this.context, Duration.ofSeconds(30));
 		assertThat(this.orders.rows).extracting((row) -> row.get("customer")).containsExactly("ada");
 	}
 

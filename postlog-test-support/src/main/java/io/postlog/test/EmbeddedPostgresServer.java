@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * zonky's own launcher cannot start a server as root (PostgreSQL refuses to run as uid 0,
  * and CI runs as root), so this class takes zonky's binaries and runs {@code initdb} and
  * {@code pg_ctl} itself; as root it runs them in a user namespace ({@code unshare
- * --user}), where they see an unprivileged uid. Thread-safe.
+ * --user}), where they see an unprivileged uid, or, for another installation such as
+ * Debian's, as an operating system user of its own ({@link Builder#osUser}). Thread-safe.
  */
 public final class EmbeddedPostgresServer implements AutoCloseable {
 
@@ -68,13 +69,24 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
 	private final @Nullable Thread shutdownHook;
 
+	private final @Nullable String osUser;
+
 	private volatile boolean running;
 
-	private EmbeddedPostgresServer(Map<String, String> settings, boolean shutdownHook) {
-		this.installation = PostgresBinaries.installation();
+	private EmbeddedPostgresServer(@Nullable Path installation, @Nullable String osUser, Map<String, String> settings,
+			boolean shutdownHook) {
+		this.installation = (installation != null) ? installation : PostgresBinaries.installation();
+		this.osUser = osUser;
 		this.settings = settings;
 		try {
 			this.workDirectory = Files.createTempDirectory("postlog-pg-");
+			if (osUser != null) {
+				// initdb and the server, run as that user, write into it.
+				Files.setOwner(this.workDirectory,
+						this.workDirectory.getFileSystem()
+							.getUserPrincipalLookupService()
+							.lookupPrincipalByName(osUser));
+			}
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
@@ -137,7 +149,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	 * @return the running server
 	 */
 	static EmbeddedPostgresServer startFromDataDirectory(Map<String, String> settings, Consumer<Path> initialize) {
-		EmbeddedPostgresServer server = new EmbeddedPostgresServer(Map.copyOf(settings), true);
+		EmbeddedPostgresServer server = new EmbeddedPostgresServer(null, null, Map.copyOf(settings), true);
 		try {
 			server.start(initialize);
 		}
@@ -281,6 +293,25 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	}
 
 	/**
+	 * Drops the inactive replication slots of a database.
+	 * @param database the database
+	 */
+	void dropSlots(PostgresDatabase database) {
+		if (!this.running) {
+			return;
+		}
+		try (Connection connection = connect("postgres");
+				var statement = connection.prepareStatement(
+						"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = ? AND NOT active")) {
+			statement.setString(1, database.name());
+			statement.execute();
+		}
+		catch (SQLException ex) {
+			logger.warn("Could not drop the slots of test database {}: {}", database.name(), ex.getMessage());
+		}
+	}
+
+	/**
 	 * Drops a database with its replication slots, ending its sessions first.
 	 * @param database the database
 	 */
@@ -365,7 +396,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
 	private void run(List<String> command) {
 		List<String> full = new ArrayList<>();
-		if (RootDetection.isRoot()) {
+		if (this.osUser != null) {
+			full.addAll(List.of("runuser", "-u", this.osUser, "--"));
+		}
+		else if (RootDetection.isRoot()) {
 			full.addAll(List.of("unshare", "--user"));
 		}
 		full.addAll(command);
@@ -420,7 +454,36 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
 		private boolean shutdownHook = true;
 
+		private @Nullable Path installation;
+
+		private @Nullable String osUser;
+
 		private Builder() {
+		}
+
+		/**
+		 * Runs the server from another installation than zonky's, such as Debian's
+		 * {@code /usr/lib/postgresql/15}, whose {@code bin} holds {@code initdb},
+		 * {@code pg_ctl} and {@code postgres} and which finds its own extensions.
+		 * @param installation the installation's directory
+		 * @return this builder
+		 */
+		public Builder installation(Path installation) {
+			this.installation = installation;
+			return this;
+		}
+
+		/**
+		 * Runs {@code initdb} and {@code pg_ctl} as this operating system user, through
+		 * {@code runuser} (which needs root), instead of in a user namespace when the
+		 * build runs as root. For installations whose files only that user may use, such
+		 * as a distribution's.
+		 * @param osUser the user, such as {@code postgres}
+		 * @return this builder
+		 */
+		public Builder osUser(String osUser) {
+			this.osUser = osUser;
+			return this;
 		}
 
 		/**
@@ -464,7 +527,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 		 * @return the running server
 		 */
 		public EmbeddedPostgresServer start() {
-			EmbeddedPostgresServer server = new EmbeddedPostgresServer(Map.copyOf(this.settings), this.shutdownHook);
+			EmbeddedPostgresServer server = new EmbeddedPostgresServer(this.installation, this.osUser,
+					Map.copyOf(this.settings), this.shutdownHook);
 			try {
 				server.start();
 			}

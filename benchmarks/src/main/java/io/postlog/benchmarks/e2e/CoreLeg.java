@@ -1,5 +1,6 @@
 package io.postlog.benchmarks.e2e;
 
+import java.nio.file.Path;
 import java.time.Duration;
 
 import io.postlog.admin.PublicationMode;
@@ -9,7 +10,9 @@ import io.postlog.consumer.ReplicationConsumer;
 /**
  * postlog core: a {@link ReplicationConsumer} on an existing slot and publication with a
  * change handler that reads every value. Arguments: {@code url= user= slot= publication=
- * expected= binary=true|false latency=false timeout=600}.
+ * expected= binary=true|false latency=false timeout=600}, and for streaming
+ * {@code streaming=true memory=16777216 spill=<java.io.tmpdir> maxSpill=10737418240}
+ * (bytes), after which it prints the bytes it spilled ({@code SPILLED bytes=}).
  */
 public final class CoreLeg {
 
@@ -19,21 +22,31 @@ public final class CoreLeg {
 	public static void main(String[] args) throws Exception {
 		boolean binary = Boolean.parseBoolean(Tally.arg(args, "binary", "true"));
 		boolean latency = Boolean.parseBoolean(Tally.arg(args, "latency", "false"));
-		Tally tally = new Tally(Tally.arg(args, "leg", binary ? "core-binary" : "core-text"),
+		boolean streaming = Boolean.parseBoolean(Tally.arg(args, "streaming", "false"));
+		Tally tally = new Tally(
+				Tally.arg(args, "leg", streaming ? "core-streaming" : binary ? "core-binary" : "core-text"),
 				Long.parseLong(Tally.arg(args, "expected", null)), latency)
 			.warmup(Long.parseLong(Tally.arg(args, "warmup", "0")));
-		ReplicationConsumer consumer = ReplicationConsumer.builder()
+		ReplicationConsumer.Builder builder = ReplicationConsumer.builder()
 			.jdbcUrl(Tally.arg(args, "url", null), Tally.arg(args, "user", "postgres"), null)
 			.slotName(Tally.arg(args, "slot", null))
 			.slotLifecycle(SlotLifecycle.EXISTING)
 			.publicationName(Tally.arg(args, "publication", null))
 			.publicationMode(PublicationMode.EXISTING)
 			.binary(binary)
-			.changeHandler((change) -> tally.record(change.commitTime(), Touch.change(change)))
-			.build();
+			.changeHandler((change) -> tally.record(change.commitTime(), Touch.change(change)));
+		if (streaming) {
+			builder.streaming(Long.parseLong(Tally.arg(args, "memory", Long.toString(16L << 20))),
+					Path.of(Tally.arg(args, "spill", System.getProperty("java.io.tmpdir"))),
+					Long.parseLong(Tally.arg(args, "maxSpill", Long.toString(10L << 30))));
+		}
+		ReplicationConsumer consumer = builder.build();
 		consumer.start();
 		Ready.signal(args);
 		int status = tally.awaitAndReport(Duration.ofSeconds(Long.parseLong(Tally.arg(args, "timeout", "600"))));
+		if (streaming) {
+			System.out.println("SPILLED bytes=" + consumer.spilledBytesTotal());
+		}
 		consumer.stop();
 		System.exit(status);
 	}

@@ -34,6 +34,8 @@ public final class Tally {
 
 	private volatile long lastEpochMillis;
 
+	private volatile long lastCommitEpochMillis;
+
 	private long sink;
 
 	private long warmupChanges;
@@ -64,6 +66,7 @@ public final class Tally {
 			latency = (now.getEpochSecond() - commitTime.getEpochSecond()) * 1_000_000L
 					+ (now.getNano() - commitTime.getNano()) / 1_000;
 		}
+		this.lastCommitEpochMillis = commitTime.toEpochMilli();
 		record(latency, touched);
 	}
 
@@ -115,6 +118,11 @@ public final class Tally {
 		StringBuilder line = new StringBuilder();
 		line.append(String.format(Locale.ROOT, "RESULT leg=%s changes=%d first_to_last_s=%.3f wall_s=%.3f", this.leg,
 				received, firstToLast, wall));
+		if (this.lastCommitEpochMillis != 0) {
+			// Commit of the last change's transaction to that change at the listener;
+			// server and client share the machine's clock.
+			line.append(" commit_to_last_ms=").append(this.lastEpochMillis - this.lastCommitEpochMillis);
+		}
 		if (this.latencyMicros != null) {
 			line.append(latency("", this.latencyMicros.clone()));
 			// Without the first changes, which meet the JIT warming up in both the leg

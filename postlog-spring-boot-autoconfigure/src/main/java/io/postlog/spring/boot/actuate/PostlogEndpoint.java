@@ -1,14 +1,21 @@
 package io.postlog.spring.boot.actuate;
 
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 import io.postlog.Lsn;
 import io.postlog.TableId;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
+import io.postlog.admin.SlotStatistics;
 import io.postlog.consumer.ConsumerState;
+import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogStreamingMonitor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -16,10 +23,11 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
- * The {@code postlog} actuator endpoint: the consumer, its listeners, its slot and
- * publication, positions and lag; and every logical slot on the server, of every database
- * and plugin, with postlog's own marked, so that a forgotten slot is seen before it fills
- * the disk. Reads the server on each call. Thread-safe.
+ * The {@code postlog} actuator endpoint: per consumer group, the consumer's state, its
+ * listeners with their last errors, its slot and publication, positions and lag; and
+ * every logical slot on the server, of every database and plugin, with postlog's own (any
+ * group's) marked, so that a forgotten slot is seen before it fills the disk. Reads the
+ * server on each call. Thread-safe.
  */
 @Endpoint(id = "postlog")
 public class PostlogEndpoint {
@@ -28,49 +36,86 @@ public class PostlogEndpoint {
 
 	private final PostlogSlotMonitor monitor;
 
+	private final @Nullable PostlogStreamingMonitor streaming;
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the listener registry
+	 * @param monitor reads the default group's slot and publication, shown before the
+	 * registry started
+	 */
+	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor) {
+		this(registry, monitor, null);
+	}
+
 	/**
 	 * Creates the endpoint.
 	 * @param registry the listener registry
 	 * @param monitor reads the slot and publication
+	 * @param streaming the consumer's and the server's spill, or {@code null}
 	 */
-	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor) {
+	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
+			@Nullable PostlogStreamingMonitor streaming) {
 		this.registry = registry;
 		this.monitor = monitor;
+		this.streaming = streaming;
 	}
 
 	/**
-	 * Describes postlog's consumers.
+	 * Describes postlog's consumers, one per group.
 	 * @return the description
 	 */
 	@ReadOperation
 	public PostlogDescriptor postlog() {
-		PostlogSlotMonitor.SlotStatus status = this.monitor.status();
+		List<ConsumerDescriptor> consumers = new ArrayList<>();
+		for (PostlogConsumerGroup group : this.registry.groups()) {
+			// The streaming monitor watches the default group's consumer.
+			consumers.add(describe(group.displayName(), group.state(), group.ackedLsn(), group.lastCommitTime(),
+					group.lastFailure(), group.listeners(), group.monitor(),
+					PostlogConsumerGroup.DEFAULT.equals(group.name()) ? streaming() : null));
+		}
+		if (consumers.isEmpty()) {
+			consumers.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming()));
+		}
+		return new PostlogDescriptor(consumers, server(this.monitor.server(), ownSlots()));
+	}
+
+	private Set<String> ownSlots() {
+		Set<String> slots = new HashSet<>();
+		slots.add(this.monitor.slotName());
+		for (PostlogConsumerGroup group : this.registry.groups()) {
+			slots.add(group.slotName());
+		}
+		return slots;
+	}
+
+	private static ConsumerDescriptor describe(String group, @Nullable ConsumerState state, @Nullable Lsn ackedLsn,
+			@Nullable Instant lastCommitTime, @Nullable Throwable failure,
+			List<PostlogConsumerGroup.ListenerInfo> listeners, PostlogSlotMonitor monitor,
+			@Nullable StreamingDescriptor streaming) {
+		PostlogSlotMonitor.SlotStatus status = monitor.status();
 		SlotInfo slot = status.slot();
-		ConsumerState state = this.registry.state();
-		Throwable failure = this.registry.lastFailure();
-		ConsumerDescriptor consumer = new ConsumerDescriptor((state != null) ? state.name() : "NOT_STARTED",
-				text(this.registry.ackedLsn()),
-				(this.registry.lastCommitTime() != null) ? this.registry.lastCommitTime().toString() : null,
-				(failure != null) ? failure.getMessage() : null, this.registry.listeners(),
+		return new ConsumerDescriptor(group, (state != null) ? state.name() : "NOT_STARTED", text(ackedLsn),
+				(lastCommitTime != null) ? lastCommitTime.toString() : null,
+				(failure != null) ? failure.getMessage() : null, listeners,
 				new SlotDescriptor(status.slotName(), slot != null, (slot != null) ? slot.active() : null,
 						(slot != null) ? text(slot.confirmedFlushLsn()) : null,
 						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null),
-				new PublicationDescriptor(this.monitor.publicationName(),
-						this.monitor.publicationTables().stream().map(TableId::toString).toList()),
-				status.currentLsn().toString(), status.lagBytes());
-		return new PostlogDescriptor(List.of(consumer), server(this.monitor.server()));
+				new PublicationDescriptor(monitor.publicationName(),
+						monitor.publicationTables().stream().map(TableId::toString).toList()),
+				status.currentLsn().toString(), status.lagBytes(), streaming);
 	}
 
-	private ServerDescriptor server(PostlogSlotMonitor.ServerStatus server) {
+	private static ServerDescriptor server(PostlogSlotMonitor.ServerStatus server, Set<String> ownSlots) {
 		ReplicationSettings settings = server.settings();
 		List<ServerSlotDescriptor> slots = server.slots()
 			.stream()
 			.map((slot) -> new ServerSlotDescriptor(slot.slotName(), slot.plugin(), slot.database(),
-					slot.slotName().equals(this.monitor.slotName()) && server.database().equals(slot.database()),
-					slot.active(), slot.activePid(), slot.temporary(), text(slot.restartLsn()),
-					text(slot.confirmedFlushLsn()), slot.retainedBytes(server.position()), slot.walStatus(),
-					slot.safeWalSize(), (slot.inactiveSince() != null) ? slot.inactiveSince().toString() : null,
-					slot.failover(), slot.synced(), slot.conflicting(), slot.invalidationReason()))
+					ownSlots.contains(slot.slotName()) && server.database().equals(slot.database()), slot.active(),
+					slot.activePid(), slot.temporary(), text(slot.restartLsn()), text(slot.confirmedFlushLsn()),
+					slot.retainedBytes(server.position()), slot.walStatus(), slot.safeWalSize(),
+					(slot.inactiveSince() != null) ? slot.inactiveSince().toString() : null, slot.failover(),
+					slot.synced(), slot.conflicting(), slot.invalidationReason()))
 			.toList();
 		return new ServerDescriptor(settings.serverVersion(), settings.inRecovery(), server.position().toString(),
 				new SettingsDescriptor(settings.maxReplicationSlots(), settings.usedReplicationSlots(),
@@ -82,6 +127,16 @@ public class PostlogEndpoint {
 				slots);
 	}
 
+	private @Nullable StreamingDescriptor streaming() {
+		PostlogStreamingMonitor streaming = this.streaming;
+		if (streaming == null) {
+			return null;
+		}
+		SlotStatistics server = streaming.serverStatistics();
+		return new StreamingDescriptor(streaming.enabled(), streaming.spilledBytes(), streaming.spilledBytesTotal(),
+				(server != null) ? server.spillBytes() : null, (server != null) ? server.streamBytes() : null);
+	}
+
 	private static @Nullable String text(@Nullable Lsn lsn) {
 		return (lsn != null) ? lsn.toString() : null;
 	}
@@ -89,7 +144,7 @@ public class PostlogEndpoint {
 	/**
 	 * The endpoint's response.
 	 *
-	 * @param consumers the consumers (one per application)
+	 * @param consumers the consumers, one per group, the default group first
 	 * @param server the server's replication slots and settings
 	 */
 	public record PostlogDescriptor(List<ConsumerDescriptor> consumers,
@@ -160,21 +215,39 @@ public class PostlogEndpoint {
 	}
 
 	/**
-	 * One consumer.
+	 * One consumer: a group's.
 	 *
+	 * @param group the group's name, {@code default} for the default group
 	 * @param state the consumer's state, {@code NOT_STARTED} when none runs
 	 * @param ackedLsn the position acknowledged to the server
 	 * @param lastCommitTime the commit time of the last transaction delivered
 	 * @param lastError the message of the latest failure
-	 * @param listeners the listener methods, in delivery order
+	 * @param listeners the listener methods, in delivery order, each with its last error
 	 * @param slot the replication slot
 	 * @param publication the publication
 	 * @param serverLsn the server's current WAL position
 	 * @param lagBytes the WAL the slot retains beyond its confirmed position
+	 * @param streaming large transactions: the consumer's and the server's spill
 	 */
-	public record ConsumerDescriptor(String state, @Nullable String ackedLsn, @Nullable String lastCommitTime,
-			@Nullable String lastError, List<PostlogListenerRegistry.ListenerInfo> listeners, SlotDescriptor slot,
-			PublicationDescriptor publication, String serverLsn, @Nullable Long lagBytes) {
+	public record ConsumerDescriptor(String group, String state, @Nullable String ackedLsn,
+			@Nullable String lastCommitTime, @Nullable String lastError,
+			List<PostlogConsumerGroup.ListenerInfo> listeners, SlotDescriptor slot, PublicationDescriptor publication,
+			String serverLsn, @Nullable Long lagBytes, @Nullable StreamingDescriptor streaming) {
+	}
+
+	/**
+	 * Large transactions of a consumer's slot.
+	 *
+	 * @param enabled whether the consumer streams in-progress transactions
+	 * @param spilledBytes bytes of the consumer's spill files on disk now
+	 * @param spilledBytesTotal bytes the consumer wrote to spill files since it started
+	 * @param serverSpillBytes bytes the server spilled to its own disk for the slot
+	 * ({@code pg_stat_replication_slots.spill_bytes}, PostgreSQL 14+)
+	 * @param serverStreamBytes bytes the server streamed for the slot before their commit
+	 * ({@code stream_bytes}, PostgreSQL 14+)
+	 */
+	public record StreamingDescriptor(boolean enabled, long spilledBytes, long spilledBytesTotal,
+			@Nullable Long serverSpillBytes, @Nullable Long serverStreamBytes) {
 	}
 
 	/**

@@ -8,9 +8,12 @@ import io.postlog.TableId;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.heartbeat.HeartbeatWriter;
+import io.postlog.spring.PgListenerErrorHandler;
+import io.postlog.spring.PostlogDeadLetterErrorHandler;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.stream.ReplicationConnectionFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -25,7 +28,9 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -58,16 +63,61 @@ public final class PostlogAutoConfiguration {
 	}
 
 	@Bean
+	@ConditionalOnMissingBean(PostlogConnectionDetails.class)
+	PostlogConnectionDetails postlogConnectionDetails(PostlogProperties properties,
+			ObjectProvider<JdbcConnectionDetails> connectionDetails) {
+		if (properties.getDatasource().getUrl() != null) {
+			return new PropertiesPostlogConnectionDetails(properties.getDatasource());
+		}
+		JdbcConnectionDetails jdbc = connectionDetails.getIfAvailable();
+		if (jdbc == null) {
+			throw new InvalidConfigurationPropertyValueException("postlog.datasource.url", null,
+					"The application has no JdbcConnectionDetails to take the replication connection from; "
+							+ "set postlog.datasource.url, username and password");
+		}
+		return new JdbcPostlogConnectionDetails(jdbc);
+	}
+
+	@Bean
 	@ConditionalOnMissingBean
 	PostlogListenerRegistry postlogListenerRegistry(PostlogProperties properties, DataSource dataSource,
-			ObjectProvider<JdbcConnectionDetails> connectionDetails, ObjectProvider<ConsumerListener> listeners,
-			ObjectProvider<HeartbeatTracker> heartbeats) {
+			PostlogConnectionDetails connectionDetails, ObjectProvider<ConsumerListener> listeners,
+			ObjectProvider<PostlogListenerRegistry.GroupObserver> groupObservers,
+			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ObjectProvider<HeartbeatTracker> heartbeats,
+			ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		requireSupported(properties);
-		ReplicationConnectionFactory connectionFactory = replicationConnectionFactory(properties,
-				connectionDetails.getIfAvailable());
+		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
+				connectionDetails.getUsername(), connectionDetails.getPassword());
 		return new PostlogListenerRegistry(
-				new PostlogConsumerSetup(properties, dataSource, connectionFactory, heartbeats.getIfAvailable()),
-				listeners.orderedStream().toList());
+				new PostlogConsumerSetup(properties, dataSource, connectionFactory, heartbeats.getIfAvailable(),
+						transactionManagers),
+				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
+				defaultErrorHandler(properties, deadLetter));
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "postlog.listener.error-handler", havingValue = "dead-letter")
+	PostlogDeadLetterErrorHandler postlogDeadLetterErrorHandler(PostlogProperties properties, DataSource dataSource) {
+		PostlogDeadLetterErrorHandler handler = new PostlogDeadLetterErrorHandler(new JdbcTemplate(dataSource),
+				properties::slotName);
+		handler.createTableIfMissing();
+		return handler;
+	}
+
+	private static PgListenerErrorHandler defaultErrorHandler(PostlogProperties properties,
+			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter) {
+		return switch (properties.getListener().getErrorHandler()) {
+			case STOP -> PgListenerErrorHandler.STOP;
+			case SKIP -> PgListenerErrorHandler.SKIP;
+			case DEAD_LETTER -> deadLetter.getObject();
+		};
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PostlogStreamingMonitor postlogStreamingMonitor(PostlogProperties properties, DataSource dataSource) {
+		return new PostlogStreamingMonitor(dataSource, properties.getSlot().getName(),
+				properties.getStreaming().isEnabled());
 	}
 
 	@Bean
@@ -89,22 +139,6 @@ public final class PostlogAutoConfiguration {
 		return new PostlogHeartbeat(dataSource, heartbeat.getInterval(), writer, tracker);
 	}
 
-	private static ReplicationConnectionFactory replicationConnectionFactory(PostlogProperties properties,
-			JdbcConnectionDetails connectionDetails) {
-		PostlogProperties.Datasource datasource = properties.getDatasource();
-		if (datasource.getUrl() != null) {
-			return ReplicationConnectionFactory.of(datasource.getUrl(), datasource.getUsername(),
-					datasource.getPassword());
-		}
-		if (connectionDetails == null) {
-			throw new InvalidConfigurationPropertyValueException("postlog.datasource.url", null,
-					"The application has no JdbcConnectionDetails to take the replication connection from; "
-							+ "set postlog.datasource.url, username and password");
-		}
-		return ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(), connectionDetails.getUsername(),
-				connectionDetails.getPassword());
-	}
-
 	private static void requireSupported(PostlogProperties properties) {
 		if (properties.getDecoder() != PostlogProperties.Decoder.PGOUTPUT) {
 			throw new InvalidConfigurationPropertyValueException("postlog.decoder", properties.getDecoder(),
@@ -114,9 +148,15 @@ public final class PostlogAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode",
 					properties.getSnapshot().getMode(), "The initial snapshot is not supported yet; use never");
 		}
-		if (properties.getCheckpoint().getStore() != PostlogProperties.CheckpointStore.SLOT) {
-			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.store",
-					properties.getCheckpoint().getStore(), "This checkpoint store is not supported yet; use slot");
+		PostlogProperties.Checkpoint checkpoint = properties.getCheckpoint();
+		if (checkpoint.getBatchTransactions() < 1) {
+			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.batch-transactions",
+					checkpoint.getBatchTransactions(), "A sink transaction covers at least 1 source transaction");
+		}
+		if (checkpoint.getBatchMaxDelay() == null || checkpoint.getBatchMaxDelay().isNegative()
+				|| checkpoint.getBatchMaxDelay().isZero()) {
+			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.batch-max-delay",
+					checkpoint.getBatchMaxDelay(), "The delay must be positive");
 		}
 	}
 

@@ -1,5 +1,6 @@
 package io.postlog.spring.boot.autoconfigure;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -10,17 +11,30 @@ import io.postlog.admin.PgIdentifiers;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
 import io.postlog.heartbeat.HeartbeatTracker;
+import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.stream.ReplicationConnectionFactory;
 import org.jspecify.annotations.Nullable;
 
+import io.postlog.consumer.CheckpointStoreException;
+import io.postlog.consumer.CheckpointTable;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+
 /**
- * Configures the consumer from {@link PostlogProperties}: the consumer's own set-up then
- * runs the start-up checks, acts on a lost slot ({@code postlog.slot.on-lost}), creates
- * the slot with failover ({@code postlog.slot.failover}) and, with heartbeats on, reports
- * them to the {@link HeartbeatTracker} (publishing the heartbeat table before PostgreSQL
- * 14), on the application's {@link DataSource}. The replication connection is always a
- * fresh one per (re)connect, never from the pool.
+ * Plans each consumer group from {@link PostlogProperties}: its slot and publication
+ * ({@code postlog.slot.name} for the default group, {@code postlog.groups.<name>.*} or
+ * {@code postlog_<name>} for the others), its tables ({@code postlog.tables} for the
+ * default group, else the listeners' tables), and a consumer builder that sets them up on
+ * the application's {@link DataSource}. The consumer's own set-up runs the start-up
+ * checks, acts on a lost slot ({@code postlog.slot.on-lost}) and creates the slot with
+ * failover ({@code postlog.slot.failover}); with heartbeats on, the default group's
+ * consumer reports them to the {@link HeartbeatTracker} (and publishes the heartbeat table
+ * before PostgreSQL 14). The replication connection is always a fresh one per
+ * (re)connect, never from the pool.
  */
 final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetup {
 
@@ -32,21 +46,27 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final @Nullable HeartbeatTracker heartbeats;
 
+	private final ObjectProvider<PlatformTransactionManager> transactionManagers;
+
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
-			ReplicationConnectionFactory connectionFactory, @Nullable HeartbeatTracker heartbeats) {
+			ReplicationConnectionFactory connectionFactory, @Nullable HeartbeatTracker heartbeats,
+			ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
 		this.heartbeats = heartbeats;
+		this.transactionManagers = transactionManagers;
 	}
 
 	@Override
-	public ReplicationConsumer.Builder prepare(List<TableId> listenerTables) {
-		List<TableId> tables = publishedTables(listenerTables);
+	public PostlogListenerRegistry.GroupPlan prepare(String group, List<TableId> listenerTables) {
+		List<TableId> tables = publishedTables(group, listenerTables);
+		String slotName = this.properties.slotName(group);
+		String publicationName = this.properties.publicationName(group);
 		// Checked here so that a bad name fails start-up with InvalidIdentifierException,
 		// before any SQL.
-		PgIdentifiers.requireSlotName(this.properties.getSlot().getName());
-		PgIdentifiers.requireName("publication", this.properties.getPublication().getName());
+		PgIdentifiers.requireSlotName(slotName);
+		PgIdentifiers.requireName("publication", publicationName);
 		for (TableId table : tables) {
 			PgIdentifiers.requireName("schema", table.schema());
 			PgIdentifiers.requireName("table", table.name());
@@ -58,9 +78,9 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 		ReplicationConsumer.Builder builder = ReplicationConsumer.builder()
 			.connectionFactory(this.connectionFactory)
 			.adminDataSource(this.dataSource)
-			.slotName(this.properties.getSlot().getName())
+			.slotName(slotName)
 			.slotLifecycle(this.properties.getSlot().getLifecycle())
-			.publicationName(this.properties.getPublication().getName())
+			.publicationName(publicationName)
 			.publicationMode(this.properties.getPublication().getMode())
 			.tables(tables)
 			.binary(this.properties.isBinary())
@@ -74,14 +94,65 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.failover(this.properties.getSlot().isFailover())
 			.lostSlotAction(this.properties.getSlot().getOnLost());
 		if (this.heartbeats != null) {
-			builder.heartbeatMonitor(this.heartbeats)
-				.heartbeatTable(TableId.parse(this.properties.getHeartbeat().getTable()));
+			// The default group tracks the heartbeats; every group keeps them from its
+			// listeners.
+			builder.heartbeatTable(TableId.parse(this.properties.getHeartbeat().getTable()));
+			if (PostlogConsumerGroup.DEFAULT.equals(group)) {
+				builder.heartbeatMonitor(this.heartbeats);
+			}
 		}
-		return builder;
+		checkpoint(builder, this.properties.getCheckpoint(), slotName);
+		return new PostlogListenerRegistry.GroupPlan(streaming(builder),
+				new PostlogSlotMonitor(this.dataSource, slotName, publicationName),
+				this.properties.getPublication().getMode(), tables, this.dataSource);
 	}
 
-	private List<TableId> publishedTables(List<TableId> listenerTables) {
-		if (this.properties.getTables().isEmpty()) {
+	/**
+	 * Configures the checkpoint store of one consumer (one slot): with {@code jdbc}, a
+	 * store over the application's transaction manager whose table is checked (and
+	 * created if allowed) now, so that a missing table or privilege fails start-up. Each
+	 * group keeps its own row, keyed by its slot.
+	 */
+	private void checkpoint(ReplicationConsumer.Builder builder, PostlogProperties.Checkpoint checkpoint,
+			String slotName) {
+		if (checkpoint.getStore() != PostlogProperties.CheckpointStore.JDBC) {
+			return;
+		}
+		TransactionManagerCheckpointStore store = new TransactionManagerCheckpointStore(transactionManager(),
+				this.dataSource, CheckpointTable.of(checkpoint.getTable(), slotName), checkpoint.isCreateTable());
+		store.initialize();
+		builder.checkpointStore(store)
+			.checkpointBatch(checkpoint.getBatchTransactions(), checkpoint.getBatchMaxDelay());
+	}
+
+	private PlatformTransactionManager transactionManager() {
+		if (this.transactionManagers.stream().findAny().isEmpty()) {
+			// No transaction manager at all (transactions not auto-configured): one over
+			// the application's DataSource, which JdbcTemplate and JdbcClient join.
+			return new DataSourceTransactionManager(this.dataSource);
+		}
+		PlatformTransactionManager unique = this.transactionManagers.getIfUnique();
+		if (unique == null) {
+			throw new CheckpointStoreException(
+					"postlog.checkpoint.store=jdbc runs each sink transaction through the "
+							+ "application's PlatformTransactionManager, but there are several and none is primary",
+					null);
+		}
+		return unique;
+	}
+
+	private ReplicationConsumer.Builder streaming(ReplicationConsumer.Builder builder) {
+		PostlogProperties.Streaming streaming = this.properties.getStreaming();
+		if (!streaming.isEnabled()) {
+			return builder;
+		}
+		Path spillDirectory = (streaming.getSpillDirectory() != null) ? streaming.getSpillDirectory()
+				: Path.of(System.getProperty("java.io.tmpdir"));
+		return builder.streaming(streaming.getMemory().toBytes(), spillDirectory, streaming.getMaxSpill().toBytes());
+	}
+
+	private List<TableId> publishedTables(String group, List<TableId> listenerTables) {
+		if (!PostlogConsumerGroup.DEFAULT.equals(group) || this.properties.getTables().isEmpty()) {
 			return listenerTables;
 		}
 		List<TableId> tables = new ArrayList<>();

@@ -1,8 +1,11 @@
 package io.postlog.spring.boot.autoconfigure;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
@@ -76,6 +79,53 @@ public class PostlogProperties {
 
 	private final Delivery delivery = new Delivery();
 
+	private final Streaming streaming = new Streaming();
+
+	private final Listener listener = new Listener();
+
+	/**
+	 * Consumer groups by name, each with a slot and publication of its own.
+	 */
+	private final Map<String, Group> groups = new LinkedHashMap<>();
+
+	public Listener getListener() {
+		return this.listener;
+	}
+
+	public Map<String, Group> getGroups() {
+		return this.groups;
+	}
+
+	/**
+	 * Returns the slot of a consumer group.
+	 * @param group the group, empty for the default group
+	 * @return {@code slot.name} for the default group, else
+	 * {@code groups.<name>.slot.name} or {@code postlog_<name>}
+	 */
+	public String slotName(String group) {
+		if (group.isEmpty()) {
+			return this.slot.getName();
+		}
+		Group settings = this.groups.get(group);
+		return (settings != null && settings.getSlot().getName() != null) ? settings.getSlot().getName()
+				: "postlog_" + group;
+	}
+
+	/**
+	 * Returns the publication of a consumer group.
+	 * @param group the group, empty for the default group
+	 * @return {@code publication.name} for the default group, else
+	 * {@code groups.<name>.publication.name} or {@code postlog_<name>}
+	 */
+	public String publicationName(String group) {
+		if (group.isEmpty()) {
+			return this.publication.getName();
+		}
+		Group settings = this.groups.get(group);
+		return (settings != null && settings.getPublication().getName() != null) ? settings.getPublication().getName()
+				: "postlog_" + group;
+	}
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -134,6 +184,10 @@ public class PostlogProperties {
 
 	public Delivery getDelivery() {
 		return this.delivery;
+	}
+
+	public Streaming getStreaming() {
+		return this.streaming;
 	}
 
 	public Slot getSlot() {
@@ -215,6 +269,106 @@ public class PostlogProperties {
 
 		public void setReadAhead(DataSize readAhead) {
 			this.readAhead = readAhead;
+		}
+
+	}
+
+	/**
+	 * Listener settings.
+	 */
+	public static class Listener {
+
+		/**
+		 * What happens to a change a listener kept failing on once its retries ran out,
+		 * for listeners that name no error handler of their own.
+		 */
+		private ErrorHandler errorHandler = ErrorHandler.STOP;
+
+		public ErrorHandler getErrorHandler() {
+			return this.errorHandler;
+		}
+
+		public void setErrorHandler(ErrorHandler errorHandler) {
+			this.errorHandler = errorHandler;
+		}
+
+	}
+
+	/**
+	 * Built-in listener error handlers.
+	 */
+	public enum ErrorHandler {
+
+		/**
+		 * Stop the listener's group (FAILED); nothing past the change is acknowledged.
+		 */
+		STOP,
+
+		/** Log the change, count it in postlog.listener.skipped and go on. */
+		SKIP,
+
+		/** Write the change to postlog_dead_letter, count it, and go on. */
+		DEAD_LETTER
+
+	}
+
+	/**
+	 * A consumer group's settings.
+	 */
+	public static class Group {
+
+		private final GroupSlot slot = new GroupSlot();
+
+		private final GroupPublication publication = new GroupPublication();
+
+		public GroupSlot getSlot() {
+			return this.slot;
+		}
+
+		public GroupPublication getPublication() {
+			return this.publication;
+		}
+
+	}
+
+	/**
+	 * A consumer group's slot.
+	 */
+	public static class GroupSlot {
+
+		/**
+		 * Name of the group's replication slot; defaults to postlog_ followed by the
+		 * group's name.
+		 */
+		private @Nullable String name;
+
+		public @Nullable String getName() {
+			return this.name;
+		}
+
+		public void setName(@Nullable String name) {
+			this.name = name;
+		}
+
+	}
+
+	/**
+	 * A consumer group's publication.
+	 */
+	public static class GroupPublication {
+
+		/**
+		 * Name of the group's publication; defaults to postlog_ followed by the group's
+		 * name.
+		 */
+		private @Nullable String name;
+
+		public @Nullable String getName() {
+			return this.name;
+		}
+
+		public void setName(@Nullable String name) {
+			this.name = name;
 		}
 
 	}
@@ -559,9 +713,32 @@ public class PostlogProperties {
 	public static class Checkpoint {
 
 		/**
-		 * Where the delivered position is kept. Only slot is supported so far.
+		 * Where delivery progress is kept: the replication slot only (at least once), or
+		 * also a checkpoint row written in each listener transaction on the application's
+		 * DataSource (effect-once for database sinks).
 		 */
 		private CheckpointStore store = CheckpointStore.SLOT;
+
+		/**
+		 * Checkpoint table of the jdbc store, as table or schema.table; one row per slot.
+		 */
+		private String table = "postlog_checkpoint";
+
+		/**
+		 * Whether the jdbc store creates its checkpoint table when it is missing.
+		 */
+		private boolean createTable = true;
+
+		/**
+		 * Most source transactions one sink transaction of the jdbc store covers.
+		 */
+		private int batchTransactions = 1;
+
+		/**
+		 * Longest time a sink transaction of the jdbc store stays open for more source
+		 * transactions; it commits at once when nothing more is waiting.
+		 */
+		private Duration batchMaxDelay = Duration.ofMillis(100);
 
 		public CheckpointStore getStore() {
 			return this.store;
@@ -571,6 +748,38 @@ public class PostlogProperties {
 			this.store = store;
 		}
 
+		public String getTable() {
+			return this.table;
+		}
+
+		public void setTable(String table) {
+			this.table = table;
+		}
+
+		public boolean isCreateTable() {
+			return this.createTable;
+		}
+
+		public void setCreateTable(boolean createTable) {
+			this.createTable = createTable;
+		}
+
+		public int getBatchTransactions() {
+			return this.batchTransactions;
+		}
+
+		public void setBatchTransactions(int batchTransactions) {
+			this.batchTransactions = batchTransactions;
+		}
+
+		public Duration getBatchMaxDelay() {
+			return this.batchMaxDelay;
+		}
+
+		public void setBatchMaxDelay(Duration batchMaxDelay) {
+			this.batchMaxDelay = batchMaxDelay;
+		}
+
 	}
 
 	/**
@@ -578,14 +787,80 @@ public class PostlogProperties {
 	 */
 	public enum CheckpointStore {
 
-		/** The replication slot's confirmed position. */
+		/** The replication slot's confirmed position: at least once. */
 		SLOT,
 
 		/**
-		 * A postlog_checkpoint table written in the listener's transaction (not supported
-		 * yet).
+		 * A checkpoint table written in the listeners' transaction, through the
+		 * application's transaction manager: effect-once for database sinks.
 		 */
 		JDBC
+
+	}
+
+	/**
+	 * Settings for large transactions streamed while in progress (PostgreSQL 14+).
+	 */
+	public static class Streaming {
+
+		/**
+		 * Whether to have the server stream transactions larger than its
+		 * logical_decoding_work_mem while they are in progress, instead of spilling them
+		 * to its own disk until their commit. Needs PostgreSQL 14 or later; refused at
+		 * start-up on older servers.
+		 */
+		private boolean enabled;
+
+		/**
+		 * Most bytes of in-progress streamed transactions kept on the heap, all together;
+		 * the rest goes to spill files.
+		 */
+		private DataSize memory = DataSize.ofMegabytes(16);
+
+		/**
+		 * Directory under which each consumer keeps a private, owner-only directory of
+		 * spill files. Defaults to the JVM's temporary directory (java.io.tmpdir); a
+		 * tmpfs there holds the files in memory.
+		 */
+		private @Nullable Path spillDirectory;
+
+		/**
+		 * Most bytes of spill files, all in-progress transactions together; a transaction
+		 * that needs more stops the consumer with an error naming the limit.
+		 */
+		private DataSize maxSpill = DataSize.ofGigabytes(10);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public DataSize getMemory() {
+			return this.memory;
+		}
+
+		public void setMemory(DataSize memory) {
+			this.memory = memory;
+		}
+
+		public @Nullable Path getSpillDirectory() {
+			return this.spillDirectory;
+		}
+
+		public void setSpillDirectory(@Nullable Path spillDirectory) {
+			this.spillDirectory = spillDirectory;
+		}
+
+		public DataSize getMaxSpill() {
+			return this.maxSpill;
+		}
+
+		public void setMaxSpill(DataSize maxSpill) {
+			this.maxSpill = maxSpill;
+		}
 
 	}
 

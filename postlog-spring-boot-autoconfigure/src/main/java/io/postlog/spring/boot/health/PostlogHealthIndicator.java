@@ -3,13 +3,14 @@ package io.postlog.spring.boot.health;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.heartbeat.HeartbeatStatus;
 import io.postlog.heartbeat.HeartbeatTracker;
-import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogSlotMonitor;
 import org.jspecify.annotations.Nullable;
 
@@ -18,60 +19,84 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Health of postlog's consumer and its slot: UP while the consumer runs; UNKNOWN while it
+ * Health of one consumer group and its slot: UP while the consumer runs; UNKNOWN while it
  * starts, waits in standby, retries, or when no consumer runs; DOWN, with every reason in
  * the {@code reasons} detail, when it failed, when the slot is missing, lost
  * ({@code wal_status = lost}) or {@code unreserved}, when it lags more than
  * {@code postlog.health.max-lag}, retains more WAL than
  * {@code postlog.health.max-retained} or than {@code postlog.health.max-retained-ratio}
  * of {@code max_slot_wal_keep_size}, or when a heartbeat has not come back within
- * {@code postlog.heartbeat.timeout}. UP again as soon as the cause is gone. Thread-safe.
+ * {@code postlog.heartbeat.timeout}. UP again as soon as the cause is gone. While the
+ * consumer is not running, the {@code lastError} detail gives its latest failure
+ * (value-free). Thread-safe.
  */
 public class PostlogHealthIndicator extends AbstractHealthIndicator {
 
-	private final PostlogListenerRegistry registry;
+	private final Supplier<@Nullable ConsumerState> state;
 
-	private final PostlogSlotMonitor monitor;
+	private final Supplier<@Nullable Instant> lastCommitTime;
+
+	private final Supplier<@Nullable Throwable> lastFailure;
+
+	private final Supplier<PostlogSlotMonitor.SlotStatus> slot;
 
 	private final HealthRules.Limits limits;
 
 	private final @Nullable HeartbeatTracker heartbeats;
 
 	/**
-	 * Creates an indicator with only a lag limit.
-	 * @param registry the listener registry
-	 * @param monitor reads the slot
+	 * Creates an indicator of a running group with only a lag limit.
+	 * @param group the group
 	 * @param maxLag lag above which health is DOWN, or {@code null} for no limit
 	 */
-	public PostlogHealthIndicator(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
-			@Nullable DataSize maxLag) {
-		this(registry, monitor, maxLag, null, 0.5, null);
+	public PostlogHealthIndicator(PostlogConsumerGroup group, @Nullable DataSize maxLag) {
+		this(group, maxLag, null, 0.5, null);
+	}
+
+	/**
+	 * Creates an indicator of a running group.
+	 * @param group the group
+	 * @param maxLag lag above which health is DOWN, or {@code null} for no limit
+	 * @param maxRetained retained WAL above which health is DOWN, or {@code null}
+	 * @param maxRetainedRatio share of {@code max_slot_wal_keep_size} above which health
+	 * is DOWN
+	 * @param heartbeats the heartbeats to watch (the default group's), or {@code null}
+	 */
+	public PostlogHealthIndicator(PostlogConsumerGroup group, @Nullable DataSize maxLag, @Nullable DataSize maxRetained,
+			double maxRetainedRatio, @Nullable HeartbeatTracker heartbeats) {
+		this(group::state, group::lastCommitTime, group::lastFailure, group.monitor()::status, maxLag, maxRetained,
+				maxRetainedRatio, heartbeats);
 	}
 
 	/**
 	 * Creates an indicator.
-	 * @param registry the listener registry
-	 * @param monitor reads the slot
+	 * @param state the consumer's state, {@code null} when none runs
+	 * @param lastCommitTime the commit time of the last transaction delivered
+	 * @param lastFailure the consumer's latest failure
+	 * @param slot reads the slot, the server's position and settings
 	 * @param maxLag lag above which health is DOWN, or {@code null} for no limit
 	 * @param maxRetained retained WAL above which health is DOWN, or {@code null}
 	 * @param maxRetainedRatio share of {@code max_slot_wal_keep_size} above which health
 	 * is DOWN
 	 * @param heartbeats the heartbeats to watch, or {@code null} when they are off
 	 */
-	public PostlogHealthIndicator(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
+	public PostlogHealthIndicator(Supplier<@Nullable ConsumerState> state, Supplier<@Nullable Instant> lastCommitTime,
+			Supplier<@Nullable Throwable> lastFailure, Supplier<PostlogSlotMonitor.SlotStatus> slot,
 			@Nullable DataSize maxLag, @Nullable DataSize maxRetained, double maxRetainedRatio,
 			@Nullable HeartbeatTracker heartbeats) {
 		super("postlog health check failed");
-		this.registry = registry;
-		this.monitor = monitor;
+		this.state = state;
+		this.lastCommitTime = lastCommitTime;
+		this.lastFailure = lastFailure;
+		this.slot = slot;
 		this.limits = new HealthRules.Limits(maxLag, maxRetained, maxRetainedRatio);
 		this.heartbeats = heartbeats;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
-		ConsumerState state = this.registry.state();
-		PostlogSlotMonitor.SlotStatus status = this.monitor.status();
+		ConsumerState state = this.state.get();
+		PostlogSlotMonitor.SlotStatus status = this.slot.get();
 		SlotInfo slot = status.slot();
 		ReplicationSettings settings = status.settings();
 		HeartbeatStatus heartbeat = (this.heartbeats != null) ? this.heartbeats.status(Instant.now()) : null;
@@ -97,8 +122,13 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 		if (settings.maxSlotWalKeepSize() != null) {
 			builder.withDetail("maxSlotWalKeepSize", settings.maxSlotWalKeepSize());
 		}
-		if (this.registry.lastCommitTime() != null) {
-			builder.withDetail("lastCommitTime", this.registry.lastCommitTime().toString());
+		Instant lastCommitTime = this.lastCommitTime.get();
+		if (lastCommitTime != null) {
+			builder.withDetail("lastCommitTime", lastCommitTime.toString());
+		}
+		Throwable failure = this.lastFailure.get();
+		if (failure != null && state != ConsumerState.RUNNING && failure.getMessage() != null) {
+			builder.withDetail("lastError", failure.getMessage());
 		}
 		if (settings.syncReplicationSlots() != null) {
 			builder.withDetail("failover", failover(slot, settings));

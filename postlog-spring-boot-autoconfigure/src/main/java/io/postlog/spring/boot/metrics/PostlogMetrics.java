@@ -1,154 +1,82 @@
 package io.postlog.spring.boot.metrics;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
-import io.postlog.Change;
-import io.postlog.Transaction;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.heartbeat.Heartbeat;
 import io.postlog.heartbeat.HeartbeatTracker;
-import io.postlog.spring.PostlogSlotMonitor;
-import io.postlog.spring.PostlogSlotMonitor.SlotStatus;
+import io.postlog.spring.PostlogConsumerGroup;
+import io.postlog.spring.PostlogListenerFailedEvent;
+import io.postlog.spring.PostlogListenerRegistry;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.ApplicationListener;
+
 /**
- * Micrometer meters for postlog, fed by the consumer's events: {@code postlog.changes}
- * (tags {@code table}, {@code operation}), {@code postlog.transactions},
- * {@code postlog.replication.delay} (commit to delivery, and each heartbeat's round trip
- * while heartbeats are on), {@code postlog.handler.duration}, {@code postlog.retries} and
- * the gauges {@code postlog.slot.lag} (WAL past the confirmed position),
- * {@code postlog.slot.retained} (WAL from {@code restart_lsn}, what the server must keep)
- * and {@code postlog.slot.safe-wal-size} (PostgreSQL 13+ with
- * {@code max_slot_wal_keep_size}; NaN otherwise), all in bytes and read from the server
- * at most every few seconds. Every meter carries the tag {@code slot}. Events before
- * binding are not counted. Thread-safe.
+ * Micrometer meters for postlog, per consumer group ({@link GroupMeters}):
+ * {@code postlog.changes} (tags {@code table}, {@code operation}),
+ * {@code postlog.transactions}, {@code postlog.replication.delay} (commit to delivery,
+ * and the default group's heartbeat round trips while heartbeats are on),
+ * {@code postlog.handler.duration}, {@code postlog.retries}, the gauges
+ * {@code postlog.slot.lag} (WAL past the confirmed position),
+ * {@code postlog.slot.retained} (WAL from {@code restart_lsn}) and
+ * {@code postlog.slot.safe-wal-size} (PostgreSQL 13+ with {@code max_slot_wal_keep_size};
+ * NaN otherwise), in bytes, read from the server at most every few seconds, and
+ * {@code postlog.listener.skipped} (tag {@code listener}: changes a listener's error
+ * handler skipped or dead-lettered). Every meter carries the tags {@code slot} and
+ * {@code group}. Events before binding are not counted. Thread-safe.
  */
-public class PostlogMetrics implements MeterBinder, ConsumerListener, HeartbeatTracker.RoundTripListener {
+public class PostlogMetrics implements MeterBinder, PostlogListenerRegistry.GroupObserver,
+		ApplicationListener<PostlogListenerFailedEvent>, HeartbeatTracker.RoundTripListener {
 
-	private static final Duration STATUS_CACHE = Duration.ofSeconds(5);
+	private final List<GroupMeters> groups = new CopyOnWriteArrayList<>();
 
-	private final PostlogSlotMonitor monitor;
+	private volatile @Nullable GroupMeters defaultGroup;
 
 	private volatile @Nullable MeterRegistry registry;
 
-	private volatile @Nullable Timer delay;
-
-	private volatile @Nullable Timer handlerDuration;
-
-	private volatile @Nullable Counter transactions;
-
-	private volatile @Nullable Counter retries;
-
-	private volatile @Nullable SlotStatus status;
-
-	private volatile Instant statusReadAt = Instant.MIN;
-
-	/**
-	 * Creates the meters' source.
-	 * @param monitor reads the slot's lag
-	 */
-	public PostlogMetrics(PostlogSlotMonitor monitor) {
-		this.monitor = monitor;
+	@Override
+	public synchronized void bindTo(MeterRegistry registry) {
+		this.registry = registry;
+		for (GroupMeters group : this.groups) {
+			group.bindTo(registry);
+		}
 	}
 
 	@Override
-	public void bindTo(MeterRegistry registry) {
-		String slot = this.monitor.slotName();
-		this.transactions = Counter.builder("postlog.transactions")
-			.description("Transactions delivered to listeners")
-			.tag("slot", slot)
-			.register(registry);
-		this.retries = Counter.builder("postlog.retries")
-			.description("Deliveries retried after a failure")
-			.tag("slot", slot)
-			.register(registry);
-		this.delay = Timer.builder("postlog.replication.delay")
-			.description("Time from commit to delivery")
-			.tag("slot", slot)
-			.register(registry);
-		this.handlerDuration = Timer.builder("postlog.handler.duration")
-			.description("Time listeners took per transaction")
-			.tag("slot", slot)
-			.register(registry);
-		Gauge.builder("postlog.slot.lag", this, (metrics) -> metrics.read(SlotStatus::lagBytes))
-			.description("WAL the slot retains beyond its confirmed position")
-			.baseUnit("bytes")
-			.tag("slot", slot)
-			.register(registry);
-		Gauge.builder("postlog.slot.retained", this, (metrics) -> metrics.read(SlotStatus::retainedBytes))
-			.description("WAL the server keeps for the slot, from its restart_lsn to the current position")
-			.baseUnit("bytes")
-			.tag("slot", slot)
-			.register(registry);
-		Gauge
-			.builder("postlog.slot.safe-wal-size", this,
-					(metrics) -> metrics.read((status) -> (status.slot() != null) ? status.slot().safeWalSize() : null))
-			.description("WAL that can still be written before max_slot_wal_keep_size invalidates the slot")
-			.baseUnit("bytes")
-			.tag("slot", slot)
-			.register(registry);
-		this.registry = registry;
-	}
-
-	private double read(Function<SlotStatus, @Nullable Long> value) {
-		Instant now = Instant.now();
-		if (this.statusReadAt.plus(STATUS_CACHE).isBefore(now)) {
-			this.statusReadAt = now;
-			try {
-				this.status = this.monitor.status();
-			}
-			catch (RuntimeException ex) {
-				this.status = null;
-			}
+	public synchronized ConsumerListener observe(PostlogConsumerGroup group) {
+		GroupMeters meters = new GroupMeters(group.slotName(), group.displayName(), group.monitor());
+		MeterRegistry registry = this.registry;
+		if (registry != null) {
+			meters.bindTo(registry);
 		}
-		SlotStatus status = this.status;
-		Long bytes = (status != null) ? value.apply(status) : null;
-		return (bytes != null) ? bytes : Double.NaN;
+		this.groups.add(meters);
+		if (group.name().isEmpty()) {
+			this.defaultGroup = meters;
+		}
+		return meters;
 	}
 
 	@Override
 	public void roundTrip(Heartbeat heartbeat, Duration roundTrip) {
-		Timer delay = this.delay;
-		if (delay != null) {
-			delay.record(roundTrip);
+		GroupMeters meters = this.defaultGroup;
+		if (meters != null) {
+			meters.roundTrip(roundTrip);
 		}
 	}
 
 	@Override
-	public void changeDelivered(Change change, Duration handlerTime) {
+	public void onApplicationEvent(PostlogListenerFailedEvent event) {
 		MeterRegistry registry = this.registry;
-		if (registry != null) {
+		if (registry != null && event.outcome() != PostlogListenerFailedEvent.Outcome.STOPPED) {
 			registry
-				.counter("postlog.changes", "slot", this.monitor.slotName(), "table", change.table().toString(),
-						"operation", change.operation().name())
+				.counter("postlog.listener.skipped", "slot", event.slotName(), "group",
+						event.group().isEmpty() ? "default" : event.group(), "listener", event.listenerId())
 				.increment();
-		}
-	}
-
-	@Override
-	public void transactionDelivered(Transaction transaction, Duration handlerTime) {
-		Counter transactions = this.transactions;
-		if (transactions != null) {
-			transactions.increment();
-			this.handlerDuration.record(handlerTime);
-			long millis = Duration.between(transaction.commitTime(), Instant.now()).toMillis();
-			this.delay.record(Math.max(0, millis), TimeUnit.MILLISECONDS);
-		}
-	}
-
-	@Override
-	public void retrying(int attempt, Duration backOff, Throwable cause) {
-		Counter retries = this.retries;
-		if (retries != null) {
-			retries.increment();
 		}
 	}
 

@@ -8,6 +8,7 @@ import io.postlog.Change;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotInfo;
 import io.postlog.spring.PgChangeListener;
+import io.postlog.spring.boot.health.PostlogHealthContributor;
 import io.postlog.spring.boot.health.PostlogHealthIndicator;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
@@ -59,7 +60,8 @@ class FailoverSlotPropertyIntegrationTests {
 			assertThat(slot.failover()).isTrue();
 			assertThat(new ReplicationAdmin(connection).publicationTables("postlog")).extracting(Object::toString)
 				.containsExactly("public.orders");
-			Health health = context.getBean(PostlogHealthIndicator.class).health(true);
+			Health health = ((PostlogHealthIndicator) context.getBean(PostlogHealthContributor.class)
+				.getContributor("default")).health(true);
 			assertThat(health.getDetails().get("failover"))
 				.hasToString("{enabled=true, synchronizedStandbySlots=, " + "ready=false}");
 		}

@@ -73,15 +73,101 @@ class FailureAnalyzersIntegrationTests {
 	}
 
 	@Test
-	void tableWithoutReplicaIdentityExplainsTheKeyOrAnInsertOnlyPublication(PostgresDatabase database,
-			CapturedOutput output) {
+	void missingTableNamesTheListenerAndTheTable(PostgresDatabase database, CapturedOutput output) {
+		failToStart(database, "--test.table=orders2", "--postlog.slot.name=missing_table");
+		assertThat(output).contains("APPLICATION FAILED TO START",
+				"Listener 'Orders.onOrder' reads table public.orders2, which does not exist in the application's database.",
+				"Create table public.orders2 before the application starts",
+				"@PgChangeListener(tables = ...) of listener 'Orders.onOrder'");
+		assertThat(slotExists(database, "missing_table")).isFalse();
+	}
+
+	@Test
+	void tableMissingFromAnExistingPublicationSaysHowToAddIt(PostgresDatabase database, CapturedOutput output) {
 		database.execute("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY)",
-				"CREATE TABLE IF NOT EXISTS ledger (entry text)");
-		failToStart(database, "--postlog.slot.name=keyless", "--postlog.publication.name=keyless_pub",
-				"--postlog.tables=orders,ledger");
-		assertThat(output).contains("APPLICATION FAILED TO START", "Tables postlog publishes have no usable replica",
-				"Publication 'keyless_pub' publishes updates and deletes of [public.ledger]", "REPLICA IDENTITY FULL",
-				"WITH (publish = 'insert, truncate')");
+				"CREATE TABLE IF NOT EXISTS other (id int PRIMARY KEY)", "DROP PUBLICATION IF EXISTS only_other",
+				"CREATE PUBLICATION only_other FOR TABLE other");
+		failToStart(database, "--postlog.publication.name=only_other", "--postlog.publication.mode=existing",
+				"--postlog.slot.name=unpublished");
+		assertThat(output).contains(
+				"Listener 'Orders.onOrder' reads table public.orders, but publication 'only_other' does not publish it",
+				"ALTER PUBLICATION \"only_other\" ADD TABLE \"public\".\"orders\"", "postlog.publication.mode=sync");
+	}
+
+	@Test
+	void tableOwnedByAnotherRoleLeadsWithOwnership(PostgresDatabase database, CapturedOutput output) {
+		database.execute("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY)", "DROP ROLE IF EXISTS cdc_app",
+				"CREATE ROLE cdc_app LOGIN REPLICATION", "GRANT SELECT ON orders TO cdc_app",
+				"GRANT CREATE ON DATABASE " + database.name() + " TO cdc_app");
+		failToStart(database, "--spring.datasource.username=cdc_app", "--postlog.slot.name=not_owner",
+				"--postlog.publication.name=not_owner");
+		assertThat(output).contains(
+				"Role 'cdc_app' does not own table public.orders (its owner is 'postgres'), so it cannot add it to "
+						+ "publication 'not_owner'. PostgreSQL lets only a table's owner",
+				"GRANT \"postgres\" TO \"cdc_app\"", "postlog.publication.mode=existing");
+		assertThat(slotExists(database, "not_owner")).isFalse();
+	}
+
+	@Test
+	void tableWithoutPrimaryKeyGivesTheFix(PostgresDatabase database, CapturedOutput output) {
+		database.execute("CREATE TABLE IF NOT EXISTS events (id int, payload text)");
+		failToStart(database, "--test.table=events", "--postlog.slot.name=no_key", "--postlog.publication.name=no_key");
+		assertThat(output).contains(
+				"Listener 'Orders.onOrder' reads table public.events, which has no usable replica identity "
+						+ "(no primary key (REPLICA IDENTITY DEFAULT))",
+				"PostgreSQL would refuse the application's own UPDATE and DELETE",
+				"ALTER TABLE \"public\".\"events\" ADD PRIMARY KEY (...)",
+				"ALTER TABLE \"public\".\"events\" REPLICA IDENTITY FULL");
+		database.execute("UPDATE events SET payload = 'still works'");
+	}
+
+	@Test
+	void recordComponentWithoutColumnFailsStartUpNamingListenerTableAndComponent(PostgresDatabase database,
+			CapturedOutput output) {
+		database.execute("DROP TABLE IF EXISTS lines",
+				"CREATE TABLE lines (line_no int PRIMARY KEY, amount numeric, note text)");
+		failToStart(RecordApplication.class, database, "--postlog.slot.name=unbound",
+				"--postlog.publication.name=unbound");
+		assertThat(output).contains(
+				"Listener 'Lines.onLine' cannot bind table public.lines to " + Line.class.getName()
+						+ ": component 'discount' matches no column (columns: line_no, amount, note)",
+				"Record listeners are bound strictly");
+	}
+
+	@Test
+	void primitiveComponentAbsentFromDeleteImagesFailsStartUp(PostgresDatabase database, CapturedOutput output) {
+		database.execute("DROP TABLE IF EXISTS lines", "CREATE TABLE lines (line_no int PRIMARY KEY, "
+				+ "amount numeric NOT NULL, note text, discount int NOT NULL)");
+		failToStart(RecordApplication.class, database, "--postlog.slot.name=delete_image",
+				"--postlog.publication.name=delete_image");
+		assertThat(output).contains("Listener 'Lines.onLine' cannot bind table public.lines to " + Line.class.getName()
+				+ ": component 'discount' is a primitive int but column 'discount' is absent "
+				+ "from DELETE images, which carry only the replica identity columns (line_no)");
+	}
+
+	@Test
+	void missingCheckpointTableThatMayNotBeCreatedExplainsTheDdl(PostgresDatabase database, CapturedOutput output) {
+		database.execute("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY)");
+		failToStart(database, "--postlog.slot.name=no_checkpoint", "--postlog.checkpoint.store=jdbc",
+				"--postlog.checkpoint.table=absent_checkpoint", "--postlog.checkpoint.create-table=false");
+		assertThat(output).contains("postlog.checkpoint.store=jdbc could not set up its checkpoint",
+				"absent_checkpoint", "CREATE TABLE IF NOT EXISTS \"absent_checkpoint\" (slot_name text PRIMARY KEY",
+				"grant the application's role SELECT, INSERT and UPDATE");
+		assertThat(slotExists(database, "no_checkpoint")).as("the slot is not created before the check").isFalse();
+	}
+
+	private static boolean slotExists(PostgresDatabase database, String slot) {
+		try (java.sql.Connection connection = database.connect();
+				java.sql.PreparedStatement statement = connection
+					.prepareStatement("SELECT 1 FROM pg_replication_slots WHERE slot_name = ?")) {
+			statement.setString(1, slot);
+			try (java.sql.ResultSet row = statement.executeQuery()) {
+				return row.next();
+			}
+		}
+		catch (java.sql.SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	@Test
@@ -102,7 +188,11 @@ class FailureAnalyzersIntegrationTests {
 	}
 
 	private static void failToStart(PostgresDatabase database, String... extra) {
-		SpringApplication application = new SpringApplication(BrokenApplication.class);
+		failToStart(BrokenApplication.class, database, extra);
+	}
+
+	private static void failToStart(Class<?> source, PostgresDatabase database, String... extra) {
+		SpringApplication application = new SpringApplication(source);
 		application.setWebApplicationType(WebApplicationType.NONE);
 		List<String> args = new ArrayList<>(
 				List.of("--spring.datasource.url=" + database.jdbcUrl(), "--spring.main.banner-mode=off"));
@@ -126,8 +216,30 @@ class FailureAnalyzersIntegrationTests {
 
 	static class Orders {
 
-		@PgChangeListener(tables = "orders")
+		@PgChangeListener(tables = "${test.table:orders}")
 		void onOrder(io.postlog.Change change) {
+		}
+
+	}
+
+	record Line(int lineNo, java.math.BigDecimal amount, String note, int discount) {
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class RecordApplication {
+
+		@Bean
+		Lines lines() {
+			return new Lines();
+		}
+
+	}
+
+	static class Lines {
+
+		@PgChangeListener(tables = "lines")
+		void onLine(Line line) {
 		}
 
 	}

@@ -1,6 +1,7 @@
 package io.postlog.spring.boot.autoconfigure;
 
 import java.io.InputStream;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -14,12 +15,16 @@ import io.postlog.admin.SlotLifecycle;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.spring.boot.actuate.PostlogEndpoint;
 import io.postlog.spring.boot.autoconfigure.endpoint.PostlogEndpointAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.health.PostlogHealthContributorAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.metrics.PostlogMetricsAutoConfiguration;
-import io.postlog.spring.boot.health.PostlogHealthIndicator;
+import io.postlog.spring.PgListenerErrorHandler;
+import io.postlog.spring.PostlogDeadLetterErrorHandler;
+import io.postlog.spring.boot.health.PostlogHealthContributor;
 import io.postlog.spring.boot.metrics.PostlogMetrics;
+import io.postlog.spring.boot.metrics.PostlogStreamingMetrics;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -59,7 +64,7 @@ class PostlogAutoConfigurationTests {
 		this.runner.withPropertyValues("postlog.enabled=false")
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(PostlogListenerRegistry.class)
-				.doesNotHaveBean(PostlogHealthIndicator.class)
+				.doesNotHaveBean(PostlogHealthContributor.class)
 				.doesNotHaveBean(PostlogMetrics.class));
 	}
 
@@ -68,9 +73,11 @@ class PostlogAutoConfigurationTests {
 		this.runner.run((context) -> assertThat(context).hasNotFailed()
 			.hasSingleBean(PostlogListenerRegistry.class)
 			.hasSingleBean(PostlogListenerAnnotationBeanPostProcessor.class)
-			.hasBean("postlogHealthIndicator")
+			.hasBean("postlogHealthContributor")
 			.hasSingleBean(PostlogEndpoint.class)
-			.hasSingleBean(PostlogMetrics.class));
+			.hasSingleBean(PostlogMetrics.class)
+			.hasSingleBean(PostlogStreamingMonitor.class)
+			.hasSingleBean(PostlogStreamingMetrics.class));
 	}
 
 	@Test
@@ -80,23 +87,108 @@ class PostlogAutoConfigurationTests {
 					org.springframework.boot.actuate.endpoint.annotation.Endpoint.class, MeterBinder.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(PostlogListenerRegistry.class)
-				.doesNotHaveBean(PostlogHealthIndicator.class)
+				.doesNotHaveBean(PostlogHealthContributor.class)
 				.doesNotHaveBean(PostlogEndpoint.class)
-				.doesNotHaveBean(PostlogMetrics.class));
+				.doesNotHaveBean(PostlogMetrics.class)
+				.doesNotHaveBean(PostlogStreamingMetrics.class));
 	}
 
 	@Test
 	void healthIndicatorCanBeDisabled() {
 		this.runner.withPropertyValues("management.health.postlog.enabled=false")
-			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(PostlogHealthIndicator.class));
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(PostlogHealthContributor.class));
 	}
 
 	@Test
 	void usesAnApplicationDataSourceWhenPostlogDatasourceUrlIsSet() {
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(PostlogAutoConfiguration.class))
 			.withUserConfiguration(OwnDataSource.class)
-			.withPropertyValues("postlog.datasource.url=" + URL)
-			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(PostlogListenerRegistry.class));
+			.withPropertyValues("postlog.datasource.url=" + URL, "postlog.datasource.username=repl")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(PostlogListenerRegistry.class);
+				PostlogConnectionDetails details = context.getBean(PostlogConnectionDetails.class);
+				assertThat(details).isInstanceOf(PropertiesPostlogConnectionDetails.class);
+				assertThat(details.getJdbcUrl()).isEqualTo(URL);
+				assertThat(details.getUsername()).isEqualTo("repl");
+			});
+	}
+
+	@Test
+	void connectionDetailsDefaultToTheApplicationsJdbcConnectionDetails() {
+		this.runner.withPropertyValues("spring.datasource.username=app").run((context) -> {
+			PostlogConnectionDetails details = context.getBean(PostlogConnectionDetails.class);
+			assertThat(details).isInstanceOf(JdbcPostlogConnectionDetails.class);
+			assertThat(details.getJdbcUrl()).isEqualTo(URL);
+			assertThat(details.getUsername()).isEqualTo("app");
+		});
+	}
+
+	@Test
+	void aConnectionDetailsBeanOfTheApplicationWins() {
+		this.runner.withBean(PostlogConnectionDetails.class, () -> new PostlogConnectionDetails() {
+
+			@Override
+			public String getJdbcUrl() {
+				return "jdbc:postgresql://replica/app";
+			}
+
+			@Override
+			public String getUsername() {
+				return "cdc";
+			}
+
+			@Override
+			public String getPassword() {
+				return null;
+			}
+
+		})
+			.run((context) -> assertThat(context.getBean(PostlogConnectionDetails.class).getJdbcUrl())
+				.isEqualTo("jdbc:postgresql://replica/app"));
+	}
+
+	@Test
+	void createsTheDeadLetterHandlerOnlyWhenItIsTheDefault() {
+		this.runner.run((context) -> assertThat(context).doesNotHaveBean(PostlogDeadLetterErrorHandler.class));
+		this.runner.withPropertyValues("postlog.listener.error-handler=skip")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(PostlogDeadLetterErrorHandler.class)
+				.doesNotHaveBean(PgListenerErrorHandler.class));
+	}
+
+	@Test
+	void bindsGroupsAndDerivesTheirSlotAndPublicationNames() {
+		this.runner
+			.withPropertyValues("postlog.groups.search.slot.name=search_slot",
+					"postlog.groups.search.publication.name=search_pub", "postlog.groups.audit.slot.name=audit_slot",
+					"postlog.listener.error-handler=skip")
+			.run((context) -> {
+				PostlogProperties properties = context.getBean(PostlogProperties.class);
+				assertThat(properties.slotName("")).isEqualTo("postlog");
+				assertThat(properties.publicationName("")).isEqualTo("postlog");
+				assertThat(properties.slotName("search")).isEqualTo("search_slot");
+				assertThat(properties.publicationName("search")).isEqualTo("search_pub");
+				assertThat(properties.slotName("audit")).isEqualTo("audit_slot");
+				assertThat(properties.publicationName("audit")).isEqualTo("postlog_audit");
+				assertThat(properties.slotName("other")).isEqualTo("postlog_other");
+				assertThat(properties.getListener().getErrorHandler()).isEqualTo(PostlogProperties.ErrorHandler.SKIP);
+			});
+	}
+
+	@Test
+	void disabledPostlogOnlyChecksForItsLeftoverSlots() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, PostlogAutoConfiguration.class,
+					PostlogDisabledAutoConfiguration.class))
+			.withPropertyValues("spring.datasource.url=" + URL, "postlog.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(PostlogDisabledNotice.class)
+				.doesNotHaveBean(PostlogListenerRegistry.class));
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(DataSourceAutoConfiguration.class, PostlogDisabledAutoConfiguration.class))
+			.withPropertyValues("spring.datasource.url=" + URL)
+			.run((context) -> assertThat(context).doesNotHaveBean(PostlogDisabledNotice.class));
 	}
 
 	@Test
@@ -119,7 +211,9 @@ class PostlogAutoConfigurationTests {
 				"postlog.health.max-lag=64MB", "postlog.datasource.url=jdbc:postgresql://db/app",
 				"postlog.datasource.username=repl", "postlog.datasource.password=secret", "postlog.slot.failover=true",
 				"postlog.slot.on-lost=recreate", "postlog.heartbeat.timeout=2m", "postlog.heartbeat.table=ops.beats",
-				"postlog.health.max-retained=10GB", "postlog.health.max-retained-ratio=0.8")
+				"postlog.health.max-retained=10GB", "postlog.health.max-retained-ratio=0.8",
+				"postlog.streaming.enabled=true", "postlog.streaming.memory=64MB",
+				"postlog.streaming.spill-directory=/var/lib/app/spill", "postlog.streaming.max-spill=2GB")
 			.run((context) -> {
 				assertThat(context).hasNotFailed().hasSingleBean(PostlogHeartbeat.class);
 				assertThat(context.getBean(HeartbeatTracker.class).slotName()).isEqualTo("orders_slot");
@@ -147,6 +241,11 @@ class PostlogAutoConfigurationTests {
 				assertThat(properties.getHeartbeat().getTable()).isEqualTo("ops.beats");
 				assertThat(properties.getHealth().getMaxRetained()).isEqualTo(DataSize.ofGigabytes(10));
 				assertThat(properties.getHealth().getMaxRetainedRatio()).isEqualTo(0.8);
+				assertThat(properties.getStreaming().isEnabled()).isTrue();
+				assertThat(properties.getStreaming().getMemory()).isEqualTo(DataSize.ofMegabytes(64));
+				assertThat(properties.getStreaming().getSpillDirectory()).isEqualTo(Path.of("/var/lib/app/spill"));
+				assertThat(properties.getStreaming().getMaxSpill()).isEqualTo(DataSize.ofGigabytes(2));
+				assertThat(context.getBean(PostlogStreamingMonitor.class).enabled()).isTrue();
 			});
 	}
 
@@ -179,26 +278,74 @@ class PostlogAutoConfigurationTests {
 			assertThat(properties.getMaxTransactionChanges()).isEqualTo(100_000);
 			assertThat(properties.getHealth().getMaxLag()).isNull();
 			assertThat(properties.getCheckpoint().getStore()).isEqualTo(PostlogProperties.CheckpointStore.SLOT);
+			assertThat(properties.getListener().getErrorHandler()).isEqualTo(PostlogProperties.ErrorHandler.STOP);
+			assertThat(properties.getGroups()).isEmpty();
 			assertThat(properties.getSlot().isFailover()).isFalse();
 			assertThat(properties.getSlot().getOnLost()).isEqualTo(LostSlotAction.FAIL);
 			assertThat(properties.getHeartbeat().getTimeout()).isNull();
 			assertThat(properties.getHeartbeat().getTable()).isEqualTo("postlog_heartbeat");
 			assertThat(properties.getHealth().getMaxRetained()).isNull();
 			assertThat(properties.getHealth().getMaxRetainedRatio()).isEqualTo(0.5);
+			assertThat(properties.getStreaming().isEnabled()).isFalse();
+			assertThat(properties.getStreaming().getMemory()).isEqualTo(DataSize.ofMegabytes(16));
+			assertThat(properties.getStreaming().getSpillDirectory()).isNull();
+			assertThat(properties.getStreaming().getMaxSpill()).isEqualTo(DataSize.ofGigabytes(10));
+			assertThat(context.getBean(PostlogStreamingMonitor.class).enabled()).isFalse();
 			assertThat(context).doesNotHaveBean(PostlogHeartbeat.class).doesNotHaveBean(HeartbeatTracker.class);
 		});
 	}
 
 	@Test
-	void refusesDecodersSnapshotsAndCheckpointStoresNotSupportedYet() {
+	void refusesDecodersAndSnapshotsNotSupportedYet() {
 		for (String property : List.of("postlog.decoder=wal2json", "postlog.decoder=pglogical",
-				"postlog.snapshot.mode=initial", "postlog.checkpoint.store=jdbc")) {
+				"postlog.snapshot.mode=initial")) {
 			this.runner.withPropertyValues(property)
 				.run((context) -> assertThat(context).getFailure()
 					.rootCause()
 					.isInstanceOf(InvalidConfigurationPropertyValueException.class)
 					.hasMessageContaining(property.substring(0, property.indexOf('=')))
 					.hasMessageContaining("not supported"));
+		}
+	}
+
+	@Test
+	void bindsTheCheckpointProperties() {
+		this.runner
+			.withPropertyValues("postlog.checkpoint.store=jdbc", "postlog.checkpoint.table=sink.checkpoints",
+					"postlog.checkpoint.create-table=false", "postlog.checkpoint.batch-transactions=100",
+					"postlog.checkpoint.batch-max-delay=250ms")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				PostlogProperties.Checkpoint checkpoint = context.getBean(PostlogProperties.class).getCheckpoint();
+				assertThat(checkpoint.getStore()).isEqualTo(PostlogProperties.CheckpointStore.JDBC);
+				assertThat(checkpoint.getTable()).isEqualTo("sink.checkpoints");
+				assertThat(checkpoint.isCreateTable()).isFalse();
+				assertThat(checkpoint.getBatchTransactions()).isEqualTo(100);
+				assertThat(checkpoint.getBatchMaxDelay()).isEqualTo(Duration.ofMillis(250));
+			});
+	}
+
+	@Test
+	void checkpointDefaultsToTheSlotWithAOneTransactionBatch() {
+		this.runner.run((context) -> {
+			PostlogProperties.Checkpoint checkpoint = context.getBean(PostlogProperties.class).getCheckpoint();
+			assertThat(checkpoint.getStore()).isEqualTo(PostlogProperties.CheckpointStore.SLOT);
+			assertThat(checkpoint.getTable()).isEqualTo("postlog_checkpoint");
+			assertThat(checkpoint.isCreateTable()).isTrue();
+			assertThat(checkpoint.getBatchTransactions()).isEqualTo(1);
+			assertThat(checkpoint.getBatchMaxDelay()).isEqualTo(Duration.ofMillis(100));
+		});
+	}
+
+	@Test
+	void refusesAnEmptyCheckpointBatch() {
+		for (String property : List.of("postlog.checkpoint.batch-transactions=0",
+				"postlog.checkpoint.batch-max-delay=0s")) {
+			this.runner.withPropertyValues("postlog.checkpoint.store=jdbc", property)
+				.run((context) -> assertThat(context).getFailure()
+					.rootCause()
+					.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+					.hasMessageContaining(property.substring(0, property.indexOf('='))));
 		}
 	}
 
@@ -217,9 +364,12 @@ class PostlogAutoConfigurationTests {
 				"postlog.retry.max-interval", "postlog.retry.max-attempts", "postlog.status-interval",
 				"postlog.heartbeat.interval", "postlog.max-transaction-changes", "postlog.health.max-lag",
 				"postlog.datasource.url", "postlog.datasource.username", "postlog.datasource.password",
-				"postlog.checkpoint.store", "postlog.slot.failover", "postlog.slot.on-lost",
-				"postlog.heartbeat.timeout", "postlog.heartbeat.table", "postlog.health.max-retained",
-				"postlog.health.max-retained-ratio");
+				"postlog.checkpoint.store", "postlog.checkpoint.table", "postlog.checkpoint.create-table",
+				"postlog.checkpoint.batch-transactions", "postlog.checkpoint.batch-max-delay", "postlog.slot.failover",
+				"postlog.slot.on-lost", "postlog.heartbeat.timeout", "postlog.heartbeat.table",
+				"postlog.health.max-retained", "postlog.health.max-retained-ratio", "postlog.streaming.enabled",
+				"postlog.streaming.memory", "postlog.streaming.spill-directory", "postlog.streaming.max-spill",
+				"postlog.listener.error-handler", "postlog.groups");
 		assertThat(properties).filteredOn((p) -> ((String) p.get("name")).startsWith("postlog."))
 			.allSatisfy((p) -> assertThat(p.get("description")).as((String) p.get("name")).isNotNull());
 		List<Map<String, Object>> hints = (List<Map<String, Object>>) metadata.get("hints");
@@ -231,7 +381,7 @@ class PostlogAutoConfigurationTests {
 			.containsExactly("existing", "create-if-missing", "temporary", "owned");
 		assertThat(hints).extracting((h) -> h.get("name"))
 			.contains("postlog.publication.mode", "postlog.decoder", "postlog.snapshot.mode",
-					"postlog.checkpoint.store", "postlog.slot.on-lost");
+					"postlog.checkpoint.store", "postlog.slot.on-lost", "postlog.listener.error-handler");
 	}
 
 	@Configuration(proxyBeanMethods = false)

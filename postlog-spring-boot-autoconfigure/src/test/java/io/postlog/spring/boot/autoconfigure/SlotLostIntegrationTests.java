@@ -14,10 +14,12 @@ import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotLostException;
 import io.postlog.spring.PgChangeListener;
 import io.postlog.consumer.ConsumerState;
+import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotLostEvent;
+import io.postlog.spring.CaughtUp;
+import io.postlog.spring.boot.health.PostlogHealthContributor;
 import io.postlog.spring.boot.health.PostlogHealthIndicator;
-import io.postlog.spring.test.PostlogTestUtils;
 import io.postlog.test.EmbeddedPostgresServer;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.TcpProxy;
@@ -113,7 +115,7 @@ class SlotLostIntegrationTests {
 					"are SKIPPED and will never be delivered");
 			assertThat(slot("lost_recreate").isLost()).isFalse();
 			this.database.execute("INSERT INTO orders VALUES (42)");
-			PostlogTestUtils.awaitCaughtUp(context, Duration.ofSeconds(30));
+			CaughtUp.await(context, Duration.ofSeconds(30));
 			Orders orders = context.getBean(Orders.class);
 			await().atMost(Duration.ofSeconds(10)).until(() -> orders.ids.contains(42));
 		}
@@ -134,7 +136,7 @@ class SlotLostIntegrationTests {
 			await().atMost(Duration.ofSeconds(60)).until(() -> !events.isEmpty());
 			assertThat(events).singleElement().satisfies((event) -> {
 				assertThat(event.action()).isEqualTo(LostSlotAction.RECREATE);
-				assertThat(event.getSource()).isInstanceOf(PostlogListenerRegistry.class);
+				assertThat(event.getSource()).isInstanceOf(PostlogConsumerGroup.class);
 				assertThat(event.loss().reason()).isEqualTo(SlotLostException.Reason.INVALIDATED);
 			});
 			this.database.execute("INSERT INTO orders VALUES (101)");
@@ -159,7 +161,7 @@ class SlotLostIntegrationTests {
 			assertThat(events).singleElement()
 				.satisfies((event) -> assertThat(event.action()).isEqualTo(LostSlotAction.FAIL));
 			assertThat(registry.lastFailure()).isInstanceOf(SlotLostException.class);
-			Health health = context.getBean(PostlogHealthIndicator.class).health(true);
+			Health health = ((PostlogHealthIndicator) context.getBean(PostlogHealthContributor.class).getContributor("default")).health(true);
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(health.getDetails().get("reasons").toString()).contains("the consumer is FAILED",
 					"replication slot 'run_fail' is lost (wal_status=lost");

@@ -11,11 +11,13 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * Writes a random order at {@code sample.writer.interval} and now and then ships an old
- * one, so there is always something to watch.
+ * With {@code sample.writer.enabled=true}, writes a random order at
+ * {@code sample.writer.interval} and now and then ships an old one, so there is always
+ * something to watch. Off by default, so the README's walkthrough shows only the orders
+ * you post.
  */
 @Component
-@ConditionalOnBooleanProperty(name = "sample.writer.enabled", matchIfMissing = true)
+@ConditionalOnBooleanProperty(name = "sample.writer.enabled")
 class BackgroundWriter {
 
 	private static final List<String> CUSTOMERS = List.of("ada", "grace", "linus", "barbara");

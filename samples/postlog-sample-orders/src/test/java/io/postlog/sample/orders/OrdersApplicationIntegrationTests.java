@@ -7,6 +7,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.postlog.spring.boot.test.PostlogTestUtils;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,6 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The sample end to end on its own embedded PostgreSQL, as a newcomer runs it.
@@ -28,7 +28,7 @@ class OrdersApplicationIntegrationTests {
 
 	@BeforeAll
 	static void start() {
-		context = OrdersApplication.application().run("--server.port=0", "--sample.writer.enabled=false");
+		context = OrdersApplication.application().run("--server.port=0");
 	}
 
 	@AfterAll
@@ -51,9 +51,8 @@ class OrdersApplicationIntegrationTests {
 			.POST(HttpRequest.BodyPublishers.ofString("{\"customer\":\"edsger\",\"amount\":42.50}")));
 		assertThat(created.statusCode()).isEqualTo(201);
 
-		await().atMost(Duration.ofSeconds(30))
-			.untilAsserted(() -> assertThat(get("/stats")).contains("\"customer\":\"edsger\"", "\"orderCount\":1",
-					"\"total\":42.5"));
+		PostlogTestUtils.awaitCaughtUp(context, Duration.ofSeconds(30));
+		assertThat(get("/stats")).contains("\"customer\":\"edsger\"", "\"orderCount\":1", "\"total\":42.5");
 
 		MeterRegistry meters = context.getBean(MeterRegistry.class);
 		assertThat(meters.get("postlog.changes").tag("table", "public.orders").counter().count())

@@ -2,9 +2,11 @@ package io.postlog.spring.boot.autoconfigure.endpoint;
 
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.spring.boot.actuate.PostlogEndpoint;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -28,8 +30,9 @@ public final class PostlogEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PostlogEndpoint postlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor) {
-		return new PostlogEndpoint(registry, monitor);
+	PostlogEndpoint postlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
+			ObjectProvider<PostlogStreamingMonitor> streaming) {
+		return new PostlogEndpoint(registry, monitor, streaming.getIfAvailable());
 	}
 
 }

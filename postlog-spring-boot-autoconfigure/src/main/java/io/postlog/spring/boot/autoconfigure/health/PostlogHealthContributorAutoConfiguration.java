@@ -5,7 +5,7 @@ import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.PostlogProperties;
-import io.postlog.spring.boot.health.PostlogHealthIndicator;
+import io.postlog.spring.boot.health.PostlogHealthContributor;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -18,7 +18,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
- * Auto-configuration} for the {@code postlog} health indicator.
+ * Auto-configuration} for the {@code postlog} health component: one indicator per
+ * consumer group.
  */
 @AutoConfiguration(after = PostlogAutoConfiguration.class)
 @ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
@@ -30,11 +31,11 @@ public final class PostlogHealthContributorAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean(name = "postlogHealthIndicator")
-	PostlogHealthIndicator postlogHealthIndicator(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
+	@ConditionalOnMissingBean(name = { "postlogHealthContributor", "postlogHealthIndicator" })
+	PostlogHealthContributor postlogHealthContributor(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
 			PostlogProperties properties, ObjectProvider<HeartbeatTracker> heartbeats) {
 		PostlogProperties.Health health = properties.getHealth();
-		return new PostlogHealthIndicator(registry, monitor, health.getMaxLag(), health.getMaxRetained(),
+		return new PostlogHealthContributor(registry, monitor, health.getMaxLag(), health.getMaxRetained(),
 				health.getMaxRetainedRatio(), heartbeats.getIfAvailable());
 	}
 

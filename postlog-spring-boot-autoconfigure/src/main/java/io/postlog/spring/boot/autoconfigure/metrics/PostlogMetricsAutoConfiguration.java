@@ -3,8 +3,10 @@ package io.postlog.spring.boot.autoconfigure.metrics;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.metrics.PostlogMetrics;
+import io.postlog.spring.boot.metrics.PostlogStreamingMetrics;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -27,10 +29,17 @@ public final class PostlogMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PostlogMetrics postlogMetrics(PostlogSlotMonitor monitor, ObjectProvider<HeartbeatTracker> heartbeats) {
-		PostlogMetrics metrics = new PostlogMetrics(monitor);
+	PostlogMetrics postlogMetrics(ObjectProvider<HeartbeatTracker> heartbeats) {
+		PostlogMetrics metrics = new PostlogMetrics();
 		heartbeats.ifAvailable((tracker) -> tracker.addListener(metrics));
 		return metrics;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(PostlogStreamingMonitor.class)
+	PostlogStreamingMetrics postlogStreamingMetrics(PostlogStreamingMonitor monitor) {
+		return new PostlogStreamingMetrics(monitor);
 	}
 
 }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.postlog.Acknowledgment;
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
@@ -19,18 +20,25 @@ import io.postlog.Transaction;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.convert.ApplicationConversionService;
+import org.springframework.util.PropertyPlaceholderHelper;
 import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringValueResolver;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
-class ListenerEndpointTests {
+class ListenerMethodResolverTests {
 
 	private static final Lsn COMMIT = Lsn.parse("0/16B374D");
 
 	private static final TableId ORDERS = TableId.parse("orders");
 
 	private static final TableId ITEMS = TableId.parse("shop.items");
+
+	private static final ListenerMethodResolver RESOLVER = new ListenerMethodResolver(
+			new PropertyPlaceholderHelperResolver(Map.of("app.tables", "orders, shop.items", "app.id", "resolved-id",
+					"app.lanes", "4", "app.group", "search")),
+			ApplicationConversionService.getSharedInstance());
 
 	private final Listeners listeners = new Listeners();
 
@@ -39,8 +47,8 @@ class ListenerEndpointTests {
 		ListenerEndpoint endpoint = endpoint("onChange");
 		Change insert = change(Operation.INSERT, ORDERS, 0);
 		Change truncate = change(Operation.TRUNCATE, ITEMS, 1);
-		endpoint.onChange(insert);
-		endpoint.onChange(truncate);
+		deliver(endpoint, insert);
+		deliver(endpoint, truncate);
 		assertThat(this.listeners.calls).containsExactly(List.of(insert, COMMIT), List.of(truncate, COMMIT));
 	}
 
@@ -48,8 +56,8 @@ class ListenerEndpointTests {
 	void operationFilterDropsOtherOperations() {
 		ListenerEndpoint endpoint = endpoint("onDelete");
 		Change delete = change(Operation.DELETE, ORDERS, 1);
-		endpoint.onChange(change(Operation.INSERT, ORDERS, 0));
-		endpoint.onChange(delete);
+		deliver(endpoint, change(Operation.INSERT, ORDERS, 0));
+		deliver(endpoint, delete);
 		assertThat(this.listeners.calls).containsExactly(List.of(delete));
 	}
 
@@ -58,15 +66,15 @@ class ListenerEndpointTests {
 		ListenerEndpoint endpoint = endpoint("onRow");
 		Change insert = change(Operation.INSERT, ORDERS, 0);
 		Change delete = change(Operation.DELETE, ORDERS, 1);
-		endpoint.onChange(insert);
-		endpoint.onChange(delete);
-		endpoint.onChange(change(Operation.TRUNCATE, ORDERS, 2));
+		deliver(endpoint, insert);
+		deliver(endpoint, delete);
+		deliver(endpoint, change(Operation.TRUNCATE, ORDERS, 2));
 		assertThat(this.listeners.calls).containsExactly(List.of(insert.after()), List.of(delete.before()));
 	}
 
 	@Test
 	void mapListenerReceivesTheRowAsAMap() {
-		endpoint("onMap").onChange(change(Operation.INSERT, ORDERS, 0));
+		deliver(endpoint("onMap"), change(Operation.INSERT, ORDERS, 0));
 		Map<String, Object> expected = new LinkedHashMap<>();
 		expected.put("order_id", 7);
 		expected.put("customer_name", "ada");
@@ -75,7 +83,7 @@ class ListenerEndpointTests {
 
 	@Test
 	void recordListenerReceivesTheRowBoundBySnakeCaseNamesWithConversion() {
-		endpoint("onRecord").onChange(change(Operation.INSERT, ORDERS, 0));
+		deliver(endpoint("onRecord"), change(Operation.INSERT, ORDERS, 0));
 		assertThat(this.listeners.calls).containsExactly(List.of(new Order(7L, "ada")));
 	}
 
@@ -84,15 +92,15 @@ class ListenerEndpointTests {
 		ListenerEndpoint endpoint = endpoint("onTransaction");
 		Change order = change(Operation.INSERT, ORDERS, 0);
 		Change item = change(Operation.INSERT, ITEMS, 1);
-		endpoint.onChange(order);
-		endpoint.onTransaction(transaction(order, item));
+		deliver(endpoint, order);
+		deliver(endpoint, transaction(order, item));
 		assertThat(this.listeners.calls).containsExactly(List.of(transaction(order)));
 	}
 
 	@Test
 	void transactionListenerIsNotCalledWithoutMatchingChanges() {
-		endpoint("onTransaction").onTransaction(transaction(change(Operation.INSERT, ITEMS, 0)));
-		endpoint("onList").onTransaction(transaction());
+		deliver(endpoint("onTransaction"), transaction(change(Operation.INSERT, ITEMS, 0)));
+		deliver(endpoint("onList"), transaction());
 		assertThat(this.listeners.calls).isEmpty();
 	}
 
@@ -100,18 +108,19 @@ class ListenerEndpointTests {
 	void listListenerReceivesTheMatchingChangesIncludingTruncates() {
 		Change truncate = change(Operation.TRUNCATE, ORDERS, 1);
 		Change insert = change(Operation.INSERT, ORDERS, 0);
-		endpoint("onList").onTransaction(transaction(insert, truncate));
+		deliver(endpoint("onList"), transaction(insert, truncate));
 		assertThat(this.listeners.calls).containsExactly(List.of(List.of(insert, truncate)));
 	}
 
 	@Test
 	void messageListenerReceivesOnlyItsPrefix() throws Exception {
 		Method method = Listeners.class.getDeclaredMethod("onMessage", LogicalMessage.class);
-		ListenerEndpoint endpoint = ListenerEndpoint.forMessages(this.listeners, method,
+		ListenerEndpoint endpoint = RESOLVER.resolve(this.listeners, method,
 				method.getAnnotation(PgMessageListener.class));
+		MessageInvoker invoker = (MessageInvoker) endpoint.invoker();
 		LogicalMessage audit = new LogicalMessage("audit", new byte[] { 1 }, true, COMMIT);
-		endpoint.onMessage(new LogicalMessage("audit.other", new byte[0], true, COMMIT));
-		endpoint.onMessage(audit);
+		invoker.invoke(new LogicalMessage("audit.other", new byte[0], true, COMMIT));
+		invoker.invoke(audit);
 		assertThat(this.listeners.calls).containsExactly(List.of(audit));
 	}
 
@@ -119,8 +128,9 @@ class ListenerEndpointTests {
 	void listenerExceptionIsWrappedOnceNamingListenerAndTableButNoValue() {
 		ListenerEndpoint endpoint = endpoint("failing");
 		assertThatExceptionOfType(ListenerExecutionFailedException.class)
-			.isThrownBy(() -> endpoint.onChange(change(Operation.INSERT, ORDERS, 0)))
-			.withMessage("Listener 'Listeners.failing' failed for public.orders")
+			.isThrownBy(() -> deliver(endpoint, change(Operation.INSERT, ORDERS, 0)))
+			.withMessage("Listener 'Listeners.failing' failed on INSERT on public.orders (commit LSN 0/16B374D, "
+					+ "change id postlog/0/16B374D/0)")
 			.withCauseExactlyInstanceOf(IllegalStateException.class)
 			.satisfies((ex) -> assertThat(ex.getMessage()).doesNotContain("ada"));
 	}
@@ -129,8 +139,8 @@ class ListenerEndpointTests {
 	void alreadyWrappedExceptionIsNotWrappedAgain() {
 		ListenerEndpoint endpoint = endpoint("rethrowing");
 		assertThatExceptionOfType(ListenerExecutionFailedException.class)
-			.isThrownBy(() -> endpoint.onChange(change(Operation.INSERT, ORDERS, 0)))
-			.withMessage("Listener 'inner' failed for x")
+			.isThrownBy(() -> deliver(endpoint, change(Operation.INSERT, ORDERS, 0)))
+			.withMessage("Listener 'inner' failed on x")
 			.withNoCause();
 	}
 
@@ -138,8 +148,8 @@ class ListenerEndpointTests {
 	void bindingFailureNamesColumnAndTypeButNoValue() {
 		ListenerEndpoint endpoint = endpoint("onBadRecord");
 		assertThatExceptionOfType(ListenerExecutionFailedException.class)
-			.isThrownBy(() -> endpoint.onChange(change(Operation.INSERT, ORDERS, 0)))
-			.withMessage("Listener 'Listeners.onBadRecord' failed for public.orders")
+			.isThrownBy(() -> deliver(endpoint, change(Operation.INSERT, ORDERS, 0)))
+			.withMessageStartingWith("Listener 'Listeners.onBadRecord' failed on INSERT on public.orders")
 			.havingCause()
 			.withMessageContaining("customer_name")
 			.withMessageContaining(BadOrder.class.getName())
@@ -151,11 +161,54 @@ class ListenerEndpointTests {
 		for (String name : List.of("noPayload", "twoPayloads", "stringPayload", "listOfStrings", "mapOfIntegers")) {
 			Method method = method(name);
 			assertThatExceptionOfType(PostlogException.class)
-				.isThrownBy(() -> ListenerEndpoint.forChanges(this.listeners, method,
-						method.getAnnotation(PgChangeListener.class), ApplicationConversionService.getSharedInstance()))
-				.withMessageContaining("ListenerEndpointTests$Listeners." + name + "(")
+				.isThrownBy(
+						() -> RESOLVER.resolve(this.listeners, method, method.getAnnotation(PgChangeListener.class)))
+				.withMessageContaining("ListenerMethodResolverTests$Listeners." + name + "(")
 				.withMessageContaining("is not supported");
 		}
+	}
+
+	@Test
+	void placeholdersResolveInTablesIdConcurrencyAndGroup() {
+		ListenerEndpoint endpoint = endpoint("placeholders");
+		assertThat(endpoint.tables()).containsExactlyInAnyOrder(ORDERS, ITEMS);
+		assertThat(endpoint.id()).isEqualTo("resolved-id");
+		assertThat(endpoint.concurrency()).isEqualTo(4);
+		assertThat(endpoint.group()).isEqualTo("search");
+	}
+
+	@Test
+	void concurrencyThatIsNoPositiveIntegerIsRefusedNamingTheMethod() {
+		assertThatExceptionOfType(PostlogException.class).isThrownBy(() -> endpoint("badConcurrency"))
+			.withMessageContaining("Listeners.badConcurrency(Change)")
+			.withMessageContaining("concurrency 'many' is not a positive integer");
+	}
+
+	@Test
+	void concurrencyOfATransactionListenerIsRefusedWithTheReason() {
+		assertThatExceptionOfType(PostlogException.class).isThrownBy(() -> endpoint("concurrentTransaction"))
+			.withMessageContaining("Listeners.concurrentTransaction(Transaction)")
+			.withMessageContaining("concurrency 4 is only for Change, Row, Map and record listeners");
+		assertThatExceptionOfType(PostlogException.class).isThrownBy(() -> endpoint("concurrentList"))
+			.withMessageContaining("concurrency 2 is only for Change, Row, Map and record listeners");
+	}
+
+	@Test
+	void operationAndAcknowledgmentParametersAreGivenToARecordListener() {
+		ListenerEndpoint endpoint = endpoint("withOperationAndAcknowledgment");
+		Change delete = change(Operation.DELETE, ORDERS, 0);
+		Acknowledgment acknowledgment = () -> {
+		};
+		((ChangeInvoker) endpoint.invoker()).invoke(delete, acknowledgment);
+		assertThat(this.listeners.calls)
+			.containsExactly(List.of(new Order(7L, "ada"), Operation.DELETE, acknowledgment, COMMIT));
+		assertThat(((ChangeInvoker) endpoint.invoker()).method().takesAcknowledgment()).isTrue();
+	}
+
+	@Test
+	void operationParameterIsRefusedOnATransactionListener() {
+		assertThatExceptionOfType(PostlogException.class).isThrownBy(() -> endpoint("transactionWithOperation"))
+			.withMessageContaining("an Operation parameter is for change-shaped listeners");
 	}
 
 	@Test
@@ -168,8 +221,23 @@ class ListenerEndpointTests {
 
 	private ListenerEndpoint endpoint(String name) {
 		Method method = method(name);
-		return ListenerEndpoint.forChanges(this.listeners, method, method.getAnnotation(PgChangeListener.class),
-				ApplicationConversionService.getSharedInstance());
+		return RESOLVER.resolve(this.listeners, method, method.getAnnotation(PgChangeListener.class));
+	}
+
+	/** Delivers a change as the consumer does: through the filter, then the invoker. */
+	private static void deliver(ListenerEndpoint endpoint, Change change) {
+		if (endpoint.invoker() instanceof ChangeInvoker invoker && endpoint.matches(change)) {
+			invoker.invoke(change, null);
+		}
+	}
+
+	/** Delivers a transaction as the consumer does: only matching changes, none skips. */
+	private static void deliver(ListenerEndpoint endpoint, Transaction transaction) {
+		List<Change> matching = transaction.changes().stream().filter(endpoint::matches).toList();
+		if (endpoint.invoker() instanceof TransactionInvoker invoker && !matching.isEmpty()) {
+			invoker.invoke(new Transaction(transaction.xid(), transaction.commitLsn(), transaction.endLsn(),
+					transaction.commitTime(), transaction.origin(), matching), null);
+		}
 	}
 
 	private static Method method(String name) {
@@ -201,6 +269,15 @@ class ListenerEndpointTests {
 	}
 
 	record Order(long orderId, String customerName) {
+	}
+
+	record PropertyPlaceholderHelperResolver(Map<String, String> values) implements StringValueResolver {
+
+		@Override
+		public String resolveStringValue(String text) {
+			return new PropertyPlaceholderHelper("${", "}").replacePlaceholders(text, this.values::get);
+		}
+
 	}
 
 	record BadOrder(long orderId, java.util.UUID customerName) {
@@ -267,6 +344,32 @@ class ListenerEndpointTests {
 
 		@PgChangeListener
 		void noPayload(Lsn lsn) {
+		}
+
+		@PgChangeListener(tables = "${app.tables}", id = "${app.id}", concurrency = "${app.lanes}",
+				group = "${app.group}")
+		void placeholders(Change change) {
+		}
+
+		@PgChangeListener(concurrency = "many")
+		void badConcurrency(Change change) {
+		}
+
+		@PgChangeListener(concurrency = "4")
+		void concurrentTransaction(Transaction transaction) {
+		}
+
+		@PgChangeListener(concurrency = "2")
+		void concurrentList(List<Change> changes) {
+		}
+
+		@PgChangeListener
+		void withOperationAndAcknowledgment(Operation operation, Order order, Acknowledgment acknowledgment, Lsn lsn) {
+			this.calls.add(List.of(order, operation, acknowledgment, lsn));
+		}
+
+		@PgChangeListener
+		void transactionWithOperation(Transaction transaction, Operation operation) {
 		}
 
 		@PgChangeListener

@@ -1,0 +1,129 @@
+package io.postlog.stream;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.postlog.Lsn;
+import io.postlog.Row;
+import io.postlog.pgoutput.PgOutputDecoder;
+import io.postlog.pgoutput.PgOutputMessage;
+import io.postlog.pgoutput.RowDecoder;
+import io.postlog.test.PostgresDatabase;
+import io.postlog.types.ValueDecoders;
+
+/**
+ * Reads pgoutput (protocol version 1) from an existing slot and decodes it: the messages
+ * of whole transactions, and the rows of their inserts through a {@link RowDecoder} fed
+ * every Type and Relation message, as the consumer's assembler does.
+ */
+public final class PgOutputCapture implements AutoCloseable {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+	private final LogicalStream stream;
+
+	private final RowDecoder rows;
+
+	private PgOutputCapture(LogicalStream stream, RowDecoder rows) {
+		this.stream = stream;
+		this.rows = rows;
+	}
+
+	/**
+	 * Starts streaming from a slot.
+	 * @param connections opens the replication connection
+	 * @param slot the slot, which must exist
+	 * @param publication the publication
+	 * @param binary whether to ask for binary values
+	 * @param values the value decoders rows are decoded with
+	 * @return the capture, to close
+	 */
+	public static PgOutputCapture open(ReplicationConnectionFactory connections, String slot, String publication,
+			boolean binary, ValueDecoders values) {
+		LogicalStream stream = new PgLogicalStreamFactory(connections).open(new StreamRequest(slot,
+				List.of(publication), 1, binary, false, Lsn.INVALID, Duration.ofSeconds(10), false));
+		return new PgOutputCapture(stream, new RowDecoder(values));
+	}
+
+	/**
+	 * Returns a factory of plain replication connections to a test database.
+	 * @param database the database
+	 * @return the factory
+	 */
+	public static ReplicationConnectionFactory connections(PostgresDatabase database) {
+		return ReplicationConnectionFactory.of(database.jdbcUrl(), database.username(), null);
+	}
+
+	/**
+	 * Returns a factory whose connections pin {@link SessionSettings} right after
+	 * connecting, as the consumer's replication connection does.
+	 * @param database the database
+	 * @return the factory
+	 */
+	public static ReplicationConnectionFactory pinnedConnections(PostgresDatabase database) {
+		ReplicationConnectionFactory plain = connections(database);
+		return () -> {
+			java.sql.Connection connection = plain.connect();
+			SessionSettings.apply(connection);
+			return connection;
+		};
+	}
+
+	/**
+	 * Reads the next transaction, up to and including its Commit.
+	 * @return its messages
+	 */
+	public List<PgOutputMessage> readTransaction() {
+		List<PgOutputMessage> messages = new ArrayList<>();
+		long deadline = System.nanoTime() + TIMEOUT.toNanos();
+		while (System.nanoTime() < deadline) {
+			ByteBuffer payload = this.stream.read(Duration.ofMillis(100));
+			if (payload == null) {
+				continue;
+			}
+			PgOutputMessage message = PgOutputDecoder.decode(payload);
+			messages.add(message);
+			if (message instanceof PgOutputMessage.Type type) {
+				this.rows.type(type);
+			}
+			if (message instanceof PgOutputMessage.Relation relation) {
+				this.rows.relation(relation);
+			}
+			if (message instanceof PgOutputMessage.Commit) {
+				return messages;
+			}
+		}
+		throw new AssertionError("No complete transaction within " + TIMEOUT + "; got " + messages);
+	}
+
+	/**
+	 * Reads the next transaction and decodes the rows it inserted.
+	 * @return the new rows, in order
+	 */
+	public List<Row> readInsertedRows() {
+		List<Row> inserted = new ArrayList<>();
+		for (PgOutputMessage message : readTransaction()) {
+			if (message instanceof PgOutputMessage.Insert insert) {
+				inserted.add(this.rows.newRow(insert.relationId(), insert.newTuple()));
+			}
+		}
+		return inserted;
+	}
+
+	/**
+	 * Decodes the new row of an insert this capture read.
+	 * @param insert the insert
+	 * @return the row
+	 */
+	public Row decode(PgOutputMessage.Insert insert) {
+		return this.rows.newRow(insert.relationId(), insert.newTuple());
+	}
+
+	@Override
+	public void close() {
+		this.stream.close();
+	}
+
+}

@@ -1,0 +1,113 @@
+package io.postlog.spring;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import javax.sql.DataSource;
+
+import io.postlog.Operation;
+import io.postlog.PostlogException;
+import io.postlog.TableId;
+import io.postlog.admin.PublicationMode;
+
+/**
+ * Checks a group's tables against the catalog before its slot or publication is touched:
+ * every table exists; one the publication will not publish (an existing publication that
+ * postlog is not to change) is refused; one postlog is to add to the publication is owned
+ * by the application's role; one published for updates and deletes has a usable replica
+ * identity; and record listeners bind strictly from its columns. Each fault is a typed
+ * exception naming the listener and the table, for a failure analysis.
+ */
+final class ListenerStartupChecks {
+
+	private final DataSource dataSource;
+
+	ListenerStartupChecks(DataSource dataSource) {
+		this.dataSource = dataSource;
+	}
+
+	void check(PostlogConsumerGroup group, PostlogListenerRegistry.GroupPlan plan) {
+		try (Connection connection = this.dataSource.getConnection()) {
+			check(new TableCatalog(connection), group, plan);
+		}
+		catch (SQLException ex) {
+			throw new PostlogException("Could not check the tables of postlog group '" + group.displayName()
+					+ "' against the catalog (SQLState " + ex.getSQLState() + ")", ex);
+		}
+	}
+
+	private void check(TableCatalog catalog, PostlogConsumerGroup group, PostlogListenerRegistry.GroupPlan plan)
+			throws SQLException {
+		String publicationName = plan.monitor().publicationName();
+		TableCatalog.Publication publication = catalog.publication(publicationName);
+		PublicationMode mode = plan.publicationMode();
+		if (publication == null && mode == PublicationMode.EXISTING) {
+			// The consumer's set-up reports the missing publication itself.
+			return;
+		}
+		for (TableId id : tables(group, plan)) {
+			String readers = readers(group, id);
+			TableCatalog.Table table = catalog.table(id);
+			if (table == null) {
+				throw new ListenerTableNotFoundException(readers, id);
+			}
+			boolean published = publication != null && publication.publishes(id);
+			if (!published && publication != null && mode != PublicationMode.SYNC) {
+				throw new TableNotPublishedException(readers, id, publicationName);
+			}
+			if (!published && !table.owned()) {
+				throw new TableNotOwnedException(id, table.owner(), table.role(), publicationName);
+			}
+			boolean updatesOrDeletes = publication == null || publication.updatesOrDeletes();
+			if (updatesOrDeletes && !table.hasUsableIdentity()) {
+				throw new ReplicaIdentityMissingException(readers, id, table.identityDescription());
+			}
+			checkBinding(group, table);
+		}
+	}
+
+	private static void checkBinding(PostlogConsumerGroup group, TableCatalog.Table table) {
+		for (ListenerEndpoint endpoint : group.endpoints()) {
+			if (endpoint.invoker() instanceof RecordInvoker records && reads(endpoint, table.id())) {
+				List<String> deleteImage = (endpoint.operations().contains(Operation.DELETE) && !table.fullIdentity())
+						? table.key() : null;
+				records.binder().check(endpoint.id(), table.id(), table.columns(), deleteImage);
+			}
+		}
+	}
+
+	/**
+	 * The tables to check: those the group publishes when they are named, and those its
+	 * listeners name.
+	 */
+	private static Set<TableId> tables(PostlogConsumerGroup group, PostlogListenerRegistry.GroupPlan plan) {
+		Set<TableId> tables = new LinkedHashSet<>(plan.publishedTables());
+		for (ListenerEndpoint endpoint : group.endpoints()) {
+			tables.addAll(endpoint.tables());
+		}
+		return tables;
+	}
+
+	private static boolean reads(ListenerEndpoint endpoint, TableId table) {
+		return endpoint.shape() != ListenerEndpoint.Shape.MESSAGE
+				&& (endpoint.tables().isEmpty() || endpoint.tables().contains(table));
+	}
+
+	private static String readers(PostlogConsumerGroup group, TableId table) {
+		List<String> ids = new ArrayList<>();
+		for (ListenerEndpoint endpoint : group.endpoints()) {
+			if (endpoint.tables().contains(table)) {
+				ids.add("'" + endpoint.id() + "'");
+			}
+		}
+		if (ids.isEmpty()) {
+			return "postlog.tables";
+		}
+		return ((ids.size() == 1) ? "listener " : "listeners ") + String.join(", ", ids);
+	}
+
+}

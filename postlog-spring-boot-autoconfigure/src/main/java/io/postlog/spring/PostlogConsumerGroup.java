@@ -1,0 +1,238 @@
+package io.postlog.spring;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+import io.postlog.Lsn;
+import io.postlog.admin.LostSlotAction;
+import io.postlog.admin.SlotLostException;
+import io.postlog.consumer.ConsumerListener;
+import io.postlog.consumer.ConsumerState;
+import io.postlog.consumer.HandlerFailedException;
+import io.postlog.consumer.ReplicationConsumer;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.ApplicationEvent;
+
+/**
+ * One consumer group: the listeners that share a replication slot and publication, and
+ * the {@link ReplicationConsumer} that feeds them. Reports its state, positions, last
+ * failure and each listener's last error, for health, metrics and the actuator endpoint.
+ * Created and started by the {@link PostlogListenerRegistry}. Thread-safe.
+ */
+public final class PostlogConsumerGroup {
+
+	/** The name of the default group, whose slot is {@code postlog.slot.name}. */
+	public static final String DEFAULT = "";
+
+	private final String name;
+
+	private final PostlogSlotMonitor monitor;
+
+	private final List<ListenerEndpoint> endpoints;
+
+	private final Consumer<ApplicationEvent> publisher;
+
+	private final Map<String, ListenerError> errors = new ConcurrentHashMap<>();
+
+	private volatile @Nullable ReplicationConsumer consumer;
+
+	private volatile @Nullable Instant lastCommitTime;
+
+	private volatile @Nullable Throwable lastFailure;
+
+	PostlogConsumerGroup(String name, PostlogSlotMonitor monitor, List<ListenerEndpoint> endpoints,
+			Consumer<ApplicationEvent> publisher) {
+		this.name = name;
+		this.monitor = monitor;
+		this.endpoints = List.copyOf(endpoints);
+		this.publisher = publisher;
+	}
+
+	/**
+	 * Returns the group's name.
+	 * @return the name, {@link #DEFAULT} for the default group
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/**
+	 * Returns the name health, the endpoint and meters show: {@code default} for the
+	 * default group.
+	 * @return the name
+	 */
+	public String displayName() {
+		return this.name.isEmpty() ? "default" : this.name;
+	}
+
+	/**
+	 * Returns the group's replication slot.
+	 * @return the slot name
+	 */
+	public String slotName() {
+		return this.monitor.slotName();
+	}
+
+	/**
+	 * Returns the group's publication.
+	 * @return the publication name
+	 */
+	public String publicationName() {
+		return this.monitor.publicationName();
+	}
+
+	/**
+	 * Returns the monitor of the group's slot and publication.
+	 * @return the monitor
+	 */
+	public PostlogSlotMonitor monitor() {
+		return this.monitor;
+	}
+
+	/**
+	 * Returns the consumer's state.
+	 * @return the state, or {@code null} before the consumer was built
+	 */
+	public @Nullable ConsumerState state() {
+		ReplicationConsumer consumer = this.consumer;
+		return (consumer != null) ? consumer.state() : null;
+	}
+
+	/**
+	 * Returns the position acknowledged to the server.
+	 * @return the position, or {@code null} before the consumer was built
+	 */
+	public @Nullable Lsn ackedLsn() {
+		ReplicationConsumer consumer = this.consumer;
+		return (consumer != null) ? consumer.ackedLsn() : null;
+	}
+
+	/**
+	 * Returns the commit time of the last transaction delivered.
+	 * @return the time, or {@code null} before the first
+	 */
+	public @Nullable Instant lastCommitTime() {
+		return this.lastCommitTime;
+	}
+
+	/**
+	 * Returns the failure behind the latest move to {@code RETRYING}, {@code STANDBY} or
+	 * {@code FAILED}.
+	 * @return the failure, or {@code null}
+	 */
+	public @Nullable Throwable lastFailure() {
+		return this.lastFailure;
+	}
+
+	/**
+	 * Describes the group's listeners, each with its last error.
+	 * @return one entry per listener method, in delivery order
+	 */
+	public List<ListenerInfo> listeners() {
+		List<ListenerInfo> listeners = new ArrayList<>();
+		for (ListenerEndpoint endpoint : this.endpoints) {
+			listeners.add(new ListenerInfo(endpoint.id(), endpoint.method(), endpoint.shape().name(),
+					endpoint.tableNames(), endpoint.operations().stream().sorted().toList(), endpoint.prefix(),
+					endpoint.concurrency(), this.errors.get(endpoint.id())));
+		}
+		return listeners;
+	}
+
+	List<ListenerEndpoint> endpoints() {
+		return this.endpoints;
+	}
+
+	void started(ReplicationConsumer consumer) {
+		this.consumer = consumer;
+	}
+
+	@Nullable ReplicationConsumer consumer() {
+		return this.consumer;
+	}
+
+	void stop() {
+		ReplicationConsumer consumer = this.consumer;
+		if (consumer != null) {
+			consumer.stop();
+		}
+	}
+
+	void delivered(Instant commitTime) {
+		this.lastCommitTime = commitTime;
+	}
+
+	void failed(Throwable cause) {
+		this.lastFailure = cause;
+	}
+
+	void listenerFailed(HandlerFailedException failure, String outcome) {
+		this.errors.put(failure.subscriptionId(), ListenerError.of(failure, outcome));
+	}
+
+	void publish(ApplicationEvent event) {
+		this.publisher.accept(event);
+	}
+
+	/**
+	 * Observes the group's consumer: keeps its positions, failures and listener errors,
+	 * and publishes a {@link PostlogSlotLostEvent} when its slot is found lost.
+	 * @return the observer
+	 */
+	ConsumerListener recorder() {
+		return new ConsumerListener() {
+
+			@Override
+			public void stateChanged(ConsumerState previous, ConsumerState current, @Nullable Throwable cause) {
+				if (cause != null) {
+					failed(cause);
+				}
+			}
+
+			@Override
+			public void transactionDelivered(io.postlog.Transaction transaction, java.time.Duration handlerTime) {
+				delivered(transaction.commitTime());
+			}
+
+			@Override
+			public void retrying(int attempt, java.time.Duration backOff, Throwable cause) {
+				if (cause instanceof HandlerFailedException failure) {
+					listenerFailed(failure, "RETRYING");
+				}
+			}
+
+			@Override
+			public void slotLost(SlotLostException loss, LostSlotAction action) {
+				publish(new PostlogSlotLostEvent(PostlogConsumerGroup.this, loss, action));
+			}
+
+		};
+	}
+
+	@Override
+	public String toString() {
+		return "PostlogConsumerGroup[" + displayName() + ", slot " + slotName() + "]";
+	}
+
+	/**
+	 * A registered listener method, as the actuator endpoint shows it.
+	 *
+	 * @param id the listener's id
+	 * @param method the method
+	 * @param shape what the method takes
+	 * @param tables the tables it filters on, empty for all
+	 * @param operations the operations it receives
+	 * @param prefix the message prefix of a message listener, else {@code null}
+	 * @param concurrency the number of lanes
+	 * @param lastError its latest failed attempt, or {@code null}
+	 */
+	public record ListenerInfo(String id, String method, String shape, List<String> tables,
+			List<io.postlog.Operation> operations, @Nullable String prefix, int concurrency,
+			@Nullable ListenerError lastError) {
+	}
+
+}

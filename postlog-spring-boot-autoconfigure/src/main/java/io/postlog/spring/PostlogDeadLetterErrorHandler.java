@@ -1,0 +1,94 @@
+package io.postlog.spring;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+import io.postlog.Change;
+import io.postlog.Row;
+import io.postlog.TableId;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.jdbc.core.JdbcOperations;
+
+/**
+ * The {@code dead-letter} error handler: writes the change a listener kept failing on to
+ * {@code postlog_dead_letter} in the application's database, then lets delivery go on.
+ * The row and its replica-identity key are stored as {@code jsonb} (see the README for
+ * how values map to JSON); a change dead-lettered again after a redelivery is not stored
+ * twice. A failed insert stops the listener's group, so nothing is lost. Thread-safe.
+ */
+public final class PostlogDeadLetterErrorHandler implements PgListenerErrorHandler {
+
+	/** The dead-letter table. */
+	public static final String TABLE = "postlog_dead_letter";
+
+	/** Creates the dead-letter table if it is missing. */
+	public static final String DDL = "CREATE TABLE IF NOT EXISTS " + TABLE + " (\n" + "\tid bigserial PRIMARY KEY,\n"
+			+ "\tslot_name text NOT NULL,\n" + "\tlistener_id text NOT NULL,\n" + "\tchange_id text NOT NULL,\n"
+			+ "\ttable_name text NOT NULL,\n" + "\toperation text NOT NULL,\n" + "\tcommit_lsn pg_lsn NOT NULL,\n"
+			+ "\tchange_key jsonb,\n" + "\tchange_row jsonb,\n" + "\texception_class text NOT NULL,\n"
+			+ "\texception_message text,\n" + "\tfailed_at timestamptz NOT NULL DEFAULT now(),\n"
+			+ "\tUNIQUE (listener_id, change_id)\n" + ")";
+
+	private static final String INSERT = "INSERT INTO " + TABLE
+			+ " (slot_name, listener_id, change_id, table_name, operation, commit_lsn, change_key, change_row, "
+			+ "exception_class, exception_message) VALUES (?, ?, ?, ?, ?, ?::pg_lsn, ?::jsonb, ?::jsonb, ?, ?) "
+			+ "ON CONFLICT (listener_id, change_id) DO NOTHING";
+
+	private static final String KEY = "SELECT a.attname FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid "
+			+ "JOIN pg_namespace n ON n.oid = c.relnamespace "
+			+ "JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey) "
+			+ "WHERE n.nspname = ? AND c.relname = ? "
+			+ "AND (CASE WHEN c.relreplident = 'i' THEN i.indisreplident ELSE i.indisprimary END) ORDER BY a.attnum";
+
+	private static final Logger logger = LoggerFactory.getLogger(PostlogDeadLetterErrorHandler.class);
+
+	private final JdbcOperations jdbc;
+
+	private final Function<String, String> slotNames;
+
+	private final Map<TableId, List<String>> keys = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates a handler.
+	 * @param jdbc the application's database
+	 * @param slotNames the slot of each group, by group name (empty for the default
+	 * group)
+	 */
+	public PostlogDeadLetterErrorHandler(JdbcOperations jdbc, Function<String, String> slotNames) {
+		this.jdbc = jdbc;
+		this.slotNames = slotNames;
+	}
+
+	/**
+	 * Creates {@code postlog_dead_letter} if it does not exist.
+	 */
+	public void createTableIfMissing() {
+		this.jdbc.execute(DDL);
+	}
+
+	@Override
+	public void handleError(Change change, ListenerExecutionFailedException exception) {
+		Throwable cause = (exception.getCause() != null) ? exception.getCause() : exception;
+		Row row = change.row();
+		this.jdbc.update(INSERT, this.slotNames.apply(exception.group()), exception.listenerId(), change.id(),
+				change.table().toString(), change.operation().name(), change.commitLsn().toString(), key(change, row),
+				(row != null) ? RowJson.write(row) : null, cause.getClass().getName(), cause.getMessage());
+		logger.warn("Listener '{}' dead-lettered change {} ({} on {}, commit LSN {}) into {}", exception.listenerId(),
+				change.id(), change.operation(), change.table(), change.commitLsn(), TABLE);
+	}
+
+	private @Nullable String key(Change change, @Nullable Row row) {
+		if (row == null) {
+			return null;
+		}
+		List<String> key = this.keys.computeIfAbsent(change.table(),
+				(table) -> this.jdbc.queryForList(KEY, String.class, table.schema(), table.name()));
+		return key.isEmpty() ? null : RowJson.write(row, key);
+	}
+
+}

@@ -299,8 +299,7 @@ final class DeliveryContract implements Runnable {
 		// for either.
 		boolean streaming = this.config.streaming() != null;
 		return new StreamRequest(this.config.slotName(), List.of(this.config.publicationName()), streaming ? 2 : 1,
-				this.binary, this.messages, start, this.config.statusInterval(), this.config.temporary(),
-				streaming);
+				this.binary, this.messages, start, this.config.statusInterval(), this.config.temporary(), streaming);
 	}
 
 	private MessageAssembler assembler() {

@@ -89,7 +89,8 @@ class HeartbeatIntegrationTests {
 	}
 
 	private static Health health(ConfigurableApplicationContext context) {
-		return ((PostlogHealthIndicator) context.getBean(PostlogHealthContributor.class).getContributor("default")).health(true);
+		return ((PostlogHealthIndicator) context.getBean(PostlogHealthContributor.class).getContributor("default"))
+			.health(true);
 	}
 
 	@SpringBootConfiguration

@@ -32,8 +32,8 @@ import org.springframework.transaction.PlatformTransactionManager;
  * the application's {@link DataSource}. The consumer's own set-up runs the start-up
  * checks, acts on a lost slot ({@code postlog.slot.on-lost}) and creates the slot with
  * failover ({@code postlog.slot.failover}); with heartbeats on, the default group's
- * consumer reports them to the {@link HeartbeatTracker} (and publishes the heartbeat table
- * before PostgreSQL 14). The replication connection is always a fresh one per
+ * consumer reports them to the {@link HeartbeatTracker} (and publishes the heartbeat
+ * table before PostgreSQL 14). The replication connection is always a fresh one per
  * (re)connect, never from the pool.
  */
 final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetup {

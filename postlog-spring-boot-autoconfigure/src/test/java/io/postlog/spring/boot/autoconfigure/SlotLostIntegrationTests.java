@@ -161,7 +161,8 @@ class SlotLostIntegrationTests {
 			assertThat(events).singleElement()
 				.satisfies((event) -> assertThat(event.action()).isEqualTo(LostSlotAction.FAIL));
 			assertThat(registry.lastFailure()).isInstanceOf(SlotLostException.class);
-			Health health = ((PostlogHealthIndicator) context.getBean(PostlogHealthContributor.class).getContributor("default")).health(true);
+			Health health = ((PostlogHealthIndicator) context.getBean(PostlogHealthContributor.class)
+				.getContributor("default")).health(true);
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(health.getDetails().get("reasons").toString()).contains("the consumer is FAILED",
 					"replication slot 'run_fail' is lost (wal_status=lost");

@@ -31,11 +31,18 @@ final class KafkaTestBroker implements AutoCloseable {
 	}
 
 	static KafkaTestBroker start() {
-		EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 1);
+		return start(new EmbeddedKafkaKraftBroker(1, 1), Map.of());
+	}
+
+	/**
+	 * Starts a broker configured as {@link #start()} does, with more broker properties.
+	 */
+	static KafkaTestBroker start(EmbeddedKafkaKraftBroker broker, Map<String, String> properties) {
 		broker.brokerProperty("transaction.state.log.replication.factor", "1");
 		broker.brokerProperty("transaction.state.log.min.isr", "1");
 		broker.brokerProperty("offsets.topic.replication.factor", "1");
 		broker.brokerProperty("auto.create.topics.enable", "true");
+		properties.forEach(broker::brokerProperty);
 		broker.afterPropertiesSet();
 		return new KafkaTestBroker(broker);
 	}

@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import io.postlog.Lsn;
@@ -26,8 +27,9 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
  * The {@code postlog} actuator endpoint: per consumer group, the consumer's state, its
  * listeners with their last errors, its slot and publication, positions and lag; and
  * every logical slot on the server, of every database and plugin, with postlog's own (any
- * group's) marked, so that a forgotten slot is seen before it fills the disk. Reads the
- * server on each call. Thread-safe.
+ * group's) marked, so that a forgotten slot is seen before it fills the disk. Consumers
+ * beside the groups ({@link PostlogEndpointConsumer}, such as the Kafka relay) follow the
+ * groups. Reads the server on each call. Thread-safe.
  */
 @Endpoint(id = "postlog")
 public class PostlogEndpoint {
@@ -37,6 +39,8 @@ public class PostlogEndpoint {
 	private final PostlogSlotMonitor monitor;
 
 	private final @Nullable PostlogStreamingMonitor streaming;
+
+	private final List<PostlogEndpointConsumer> others;
 
 	/**
 	 * Creates the endpoint.
@@ -56,9 +60,22 @@ public class PostlogEndpoint {
 	 */
 	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
 			@Nullable PostlogStreamingMonitor streaming) {
+		this(registry, monitor, streaming, List.of());
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the listener registry
+	 * @param monitor reads the slot and publication
+	 * @param streaming the consumer's and the server's spill, or {@code null}
+	 * @param others consumers beside the groups, described after them
+	 */
+	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
+			@Nullable PostlogStreamingMonitor streaming, List<PostlogEndpointConsumer> others) {
 		this.registry = registry;
 		this.monitor = monitor;
 		this.streaming = streaming;
+		this.others = List.copyOf(others);
 	}
 
 	/**
@@ -72,10 +89,14 @@ public class PostlogEndpoint {
 			// The streaming monitor watches the default group's consumer.
 			consumers.add(describe(group.displayName(), group.state(), group.ackedLsn(), group.lastCommitTime(),
 					group.lastFailure(), group.listeners(), group.monitor(),
-					PostlogConsumerGroup.DEFAULT.equals(group.name()) ? streaming() : null));
+					PostlogConsumerGroup.DEFAULT.equals(group.name()) ? streaming() : null, Map.of()));
 		}
 		if (consumers.isEmpty()) {
-			consumers.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming()));
+			consumers.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming(), Map.of()));
+		}
+		for (PostlogEndpointConsumer other : this.others) {
+			consumers.add(describe(other.group(), other.state(), other.ackedLsn(), other.lastCommitTime(),
+					other.lastFailure(), List.of(), other.monitor(), null, other.details()));
 		}
 		return new PostlogDescriptor(consumers, server(this.monitor.server(), ownSlots()));
 	}
@@ -86,13 +107,16 @@ public class PostlogEndpoint {
 		for (PostlogConsumerGroup group : this.registry.groups()) {
 			slots.add(group.slotName());
 		}
+		for (PostlogEndpointConsumer other : this.others) {
+			slots.add(other.monitor().slotName());
+		}
 		return slots;
 	}
 
 	private static ConsumerDescriptor describe(String group, @Nullable ConsumerState state, @Nullable Lsn ackedLsn,
 			@Nullable Instant lastCommitTime, @Nullable Throwable failure,
 			List<PostlogConsumerGroup.ListenerInfo> listeners, PostlogSlotMonitor monitor,
-			@Nullable StreamingDescriptor streaming) {
+			@Nullable StreamingDescriptor streaming, Map<String, Object> details) {
 		PostlogSlotMonitor.SlotStatus status = monitor.status();
 		SlotInfo slot = status.slot();
 		return new ConsumerDescriptor(group, (state != null) ? state.name() : "NOT_STARTED", text(ackedLsn),
@@ -103,7 +127,7 @@ public class PostlogEndpoint {
 						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null),
 				new PublicationDescriptor(monitor.publicationName(),
 						monitor.publicationTables().stream().map(TableId::toString).toList()),
-				status.currentLsn().toString(), status.lagBytes(), streaming);
+				status.currentLsn().toString(), status.lagBytes(), streaming, details);
 	}
 
 	private static ServerDescriptor server(PostlogSlotMonitor.ServerStatus server, Set<String> ownSlots) {
@@ -228,11 +252,14 @@ public class PostlogEndpoint {
 	 * @param serverLsn the server's current WAL position
 	 * @param lagBytes the WAL the slot retains beyond its confirmed position
 	 * @param streaming large transactions: the consumer's and the server's spill
+	 * @param details what a consumer beside the groups adds (a Kafka relay's position in
+	 * Kafka, for example), empty for a group's
 	 */
 	public record ConsumerDescriptor(String group, String state, @Nullable String ackedLsn,
 			@Nullable String lastCommitTime, @Nullable String lastError,
 			List<PostlogConsumerGroup.ListenerInfo> listeners, SlotDescriptor slot, PublicationDescriptor publication,
-			String serverLsn, @Nullable Long lagBytes, @Nullable StreamingDescriptor streaming) {
+			String serverLsn, @Nullable Long lagBytes, @Nullable StreamingDescriptor streaming,
+			Map<String, Object> details) {
 	}
 
 	/**

@@ -1,7 +1,5 @@
 package io.postlog.kafka;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -52,10 +50,11 @@ class KafkaRelayBrokerOutageIntegrationTests {
 	@Test
 	void relayRetriesThroughAnOutageAndEveryChangeArrivesOnce(PostgresDatabase database) throws Exception {
 		database.execute("CREATE TABLE accounts (k int PRIMARY KEY, v int NOT NULL)");
-		int port = freePort();
-		try (TcpProxy proxy = TcpProxy.start("localhost", port);
-				KafkaTestBroker broker = KafkaTestBroker.start(new EmbeddedKafkaKraftBroker(1, 1).kafkaPorts(port),
+		// The broker's port is known once it runs: the proxy points there then.
+		try (TcpProxy proxy = TcpProxy.start("localhost", 9);
+				KafkaTestBroker broker = KafkaTestBroker.start(new EmbeddedKafkaKraftBroker(1, 1),
 						Map.of("advertised.listeners", "EXTERNAL://localhost:" + proxy.port()))) {
+			proxy.retarget("localhost", broker.boundPort("EXTERNAL"));
 			broker.createTopic("public.accounts", 3);
 			AtomicInteger retries = new AtomicInteger();
 			PGSimpleDataSource dataSource = new PGSimpleDataSource();
@@ -151,12 +150,6 @@ class KafkaRelayBrokerOutageIntegrationTests {
 				}
 				connection.commit();
 			}
-		}
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
 		}
 	}
 

@@ -51,6 +51,18 @@ final class KafkaTestBroker implements AutoCloseable {
 		return this.broker.getBrokersAsString();
 	}
 
+	/**
+	 * Returns the port the broker listens on for a listener, whatever it advertises.
+	 */
+	int boundPort(String listener) {
+		return this.broker.getCluster()
+			.brokers()
+			.values()
+			.iterator()
+			.next()
+			.boundPort(new org.apache.kafka.common.network.ListenerName(listener));
+	}
+
 	Map<String, Object> clientProperties() {
 		return Map.of("bootstrap.servers", bootstrapServers());
 	}

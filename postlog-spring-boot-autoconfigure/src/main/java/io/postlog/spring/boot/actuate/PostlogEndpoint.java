@@ -9,6 +9,7 @@ import java.util.Set;
 
 import io.postlog.Lsn;
 import io.postlog.TableId;
+import io.postlog.admin.PublicationNotFoundException;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotStatistics;
@@ -125,9 +126,19 @@ public class PostlogEndpoint {
 				new SlotDescriptor(status.slotName(), slot != null, (slot != null) ? slot.active() : null,
 						(slot != null) ? text(slot.confirmedFlushLsn()) : null,
 						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null),
-				new PublicationDescriptor(monitor.publicationName(),
-						monitor.publicationTables().stream().map(TableId::toString).toList()),
+				new PublicationDescriptor(monitor.publicationName(), publicationTables(monitor)),
 				status.currentLsn().toString(), status.lagBytes(), streaming, details);
+	}
+
+	private static List<String> publicationTables(PostlogSlotMonitor monitor) {
+		try {
+			return monitor.publicationTables().stream().map(TableId::toString).toList();
+		}
+		catch (PublicationNotFoundException ex) {
+			// A group that never started (an application with a relay and no listeners):
+			// its slot shows as missing too.
+			return List.of();
+		}
 	}
 
 	private static ServerDescriptor server(PostlogSlotMonitor.ServerStatus server, Set<String> ownSlots) {

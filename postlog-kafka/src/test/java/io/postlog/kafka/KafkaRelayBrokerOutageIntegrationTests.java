@@ -128,6 +128,8 @@ class KafkaRelayBrokerOutageIntegrationTests {
 			assertThat(versions).hasSize(200);
 			assertThat(versions.values()).containsOnly(5);
 			assertThat(retries.get()).isPositive();
+			// The relay took turns between its two producers.
+			assertThat(broker.transactionalIds()).contains("postlog-relay_outage", "postlog-relay_outage-1");
 		}
 	}
 

@@ -63,6 +63,22 @@ final class KafkaTestBroker implements AutoCloseable {
 			.boundPort(new org.apache.kafka.common.network.ListenerName(listener));
 	}
 
+	/**
+	 * Returns the transactional ids the broker's coordinators know.
+	 */
+	java.util.Set<String> transactionalIds() {
+		return this.broker.doWithAdminFunction((admin) -> {
+			try {
+				java.util.Set<String> ids = new java.util.HashSet<>();
+				admin.listTransactions().all().get().forEach((listing) -> ids.add(listing.transactionalId()));
+				return ids;
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Could not list the broker's transactions", ex);
+			}
+		});
+	}
+
 	Map<String, Object> clientProperties() {
 		return Map.of("bootstrap.servers", bootstrapServers());
 	}

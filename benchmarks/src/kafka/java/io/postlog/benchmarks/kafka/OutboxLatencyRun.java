@@ -6,6 +6,7 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
@@ -49,6 +50,12 @@ public final class OutboxLatencyRun {
 		// Kafka commit that covered it returned.
 		long[] delivered = new long[events];
 		long[] kafkaCommitted = new long[events];
+		// Wall clock, in microseconds: the server's commit timestamp of each event's
+		// transaction, and when the relay was handed the change, which splits the first
+		// stage into the server's part (WAL flush, walsender, decoding, the socket) and the
+		// relay's.
+		long[] serverCommitMicros = new long[events];
+		long[] deliveredMicros = new long[events];
 		int[] lastDelivered = { -1 };
 		int[] lastCommitted = { -1 };
 		AtomicLong count = new AtomicLong();
@@ -75,6 +82,8 @@ public final class OutboxLatencyRun {
 						if (change.operation() == Operation.INSERT && change.after() != null) {
 							int seq = Integer.parseInt(String.valueOf(change.after().get("aggregateid")));
 							delivered[seq] = System.nanoTime();
+							deliveredMicros[seq] = micros(Instant.now());
+							serverCommitMicros[seq] = micros(change.commitTime());
 							lastDelivered[0] = seq;
 						}
 					}
@@ -149,7 +158,8 @@ public final class OutboxLatencyRun {
 						relay.progress().records(), relay.progress().transactions()));
 				System.out.println("OUTBOX_STAGES" + stage("to_relay_", committed, delivered, from)
 						+ stage("to_kafka_commit_", delivered, kafkaCommitted, from)
-						+ stage("to_consumer_", kafkaCommitted, received, from));
+						+ stage("to_consumer_", kafkaCommitted, received, from)
+						+ stage("server_commit_to_relay_", serverCommitMicros, deliveredMicros, from, 1));
 			}
 		}
 		System.exit(0);
@@ -157,11 +167,19 @@ public final class OutboxLatencyRun {
 
 	/** The steady-state percentiles of one stage, from {@code start} to {@code end}. */
 	private static String stage(String prefix, long[] start, long[] end, int from) {
+		return stage(prefix, start, end, from, 1000);
+	}
+
+	private static String stage(String prefix, long[] start, long[] end, int from, long perMicro) {
 		long[] micros = new long[start.length - from];
 		for (int i = from; i < start.length; i++) {
-			micros[i - from] = Math.max(0, end[i] - start[i]) / 1000;
+			micros[i - from] = Math.max(0, end[i] - start[i]) / perMicro;
 		}
 		return stats(prefix, micros);
+	}
+
+	private static long micros(Instant instant) {
+		return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1000;
 	}
 
 	private static String stats(String prefix, long[] micros) {

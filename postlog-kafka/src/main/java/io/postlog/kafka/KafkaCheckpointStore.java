@@ -40,6 +40,9 @@ import org.slf4j.LoggerFactory;
  * the offsets topic ({@code read_committed}).</li>
  * <li>{@link #begin()} opens the sink transaction; the Kafka transaction begins with its
  * first record, so a batch with nothing to relay costs Kafka nothing.</li>
+ * <li>A record the producer fails (its callback says so: the broker is gone, the batch
+ * expired) dooms its Kafka transaction: the next record or the commit fails at once, so
+ * that the consumer rolls back and retries instead of sending on into it.</li>
  * <li>{@link #commit(Lsn)} adds the offset record and commits; a commit that timed out is
  * retried as the Kafka client allows, and any other failure leaves the transaction to
  * {@link #rollback()}, which aborts it or, when it cannot, closes that producer so that
@@ -80,6 +83,16 @@ final class KafkaCheckpointStore implements CheckpointStore {
 
 	/** Whether the Kafka transaction has begun (with its first record). */
 	private boolean open;
+
+	/** Counts the Kafka transactions begun, so that a record's failure finds its own. */
+	private long transaction;
+
+	/**
+	 * The first failed record of a transaction, from the producer's callback thread. A
+	 * failed record dooms its transaction; the next send or the commit reports it at
+	 * once, rather than waiting, record after record, for a broker that is gone.
+	 */
+	private volatile @Nullable FailedRecord failedRecord;
 
 	private boolean offsetSent;
 
@@ -182,12 +195,22 @@ final class KafkaCheckpointStore implements CheckpointStore {
 			if (!this.open) {
 				current.beginTransaction();
 				this.open = true;
+				this.transaction++;
 			}
-			current.send(record);
+			else if (requireNoFailedRecord()) {
+				return;
+			}
+			long transaction = this.transaction;
+			current.send(record, (metadata, failure) -> {
+				FailedRecord earlier = this.failedRecord;
+				if (failure != null && (earlier == null || earlier.transaction() != transaction)) {
+					this.failedRecord = new FailedRecord(transaction, failure);
+				}
+			});
 		}
 		catch (KafkaException ex) {
 			if (isFence(ex)) {
-				fence(ex);
+				fence();
 				return;
 			}
 			throw new KafkaRelayException(
@@ -206,6 +229,9 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		if (!this.open) {
 			return;
 		}
+		if (requireNoFailedRecord()) {
+			throw fencedException(null);
+		}
 		Producer<byte[], byte[]> current = requireProducer();
 		try {
 			if (!this.offsetSent) {
@@ -216,7 +242,7 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		}
 		catch (KafkaException ex) {
 			if (isFence(ex)) {
-				fence(ex);
+				fence();
 				throw fencedException(ex);
 			}
 			String retry = (ex instanceof TimeoutException) ? " (timed out; the commit is retried)" : "";
@@ -251,6 +277,24 @@ final class KafkaCheckpointStore implements CheckpointStore {
 	}
 
 	/**
+	 * Reports a failed record of the open transaction: a fence is taken as one.
+	 * @return whether the producer was fenced
+	 * @throws KafkaRelayException if a record failed otherwise
+	 */
+	private boolean requireNoFailedRecord() {
+		FailedRecord failed = this.failedRecord;
+		if (failed == null || failed.transaction() != this.transaction) {
+			return false;
+		}
+		if (isFence(failed.cause())) {
+			fence();
+			return true;
+		}
+		throw new KafkaRelayException("A record of the open Kafka transaction of slot '" + this.slotName
+				+ "' failed; the transaction is rolled back", failed.cause());
+	}
+
+	/**
 	 * Tells the store the consumer waited in standby: another relay held the slot.
 	 */
 	void standby() {
@@ -273,7 +317,7 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		return current;
 	}
 
-	private void fence(KafkaException cause) {
+	private void fence() {
 		this.fenced = true;
 		this.fencedInSession = true;
 		this.open = false;
@@ -307,6 +351,12 @@ final class KafkaCheckpointStore implements CheckpointStore {
 				logger.debug("Closing the Kafka producer of slot {} failed", this.slotName, ex);
 			}
 		}
+	}
+
+	/**
+	 * A record that failed, and the Kafka transaction it was sent in.
+	 */
+	private record FailedRecord(long transaction, Exception cause) {
 	}
 
 	static boolean isFence(Throwable failure) {

@@ -5,33 +5,44 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 
 import io.postlog.PostlogException;
+import io.postlog.TableId;
 import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotInUseException;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.admin.SlotNotFoundException;
+import io.postlog.admin.UnsendableColumn;
 import io.postlog.admin.WalLevelException;
+import io.postlog.decoder.DecoderCatalog;
+import io.postlog.decoder.DecoderRequest;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.TableSelection;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * What {@link ReplicationConsumer#start()} does before streaming: checks the server
- * (wal_level, the version's capabilities), the slot under {@code EXISTING} and, when it
- * is to create the slot, the role's {@code REPLICATION} privilege before any set-up SQL
- * runs, then makes sure the publication and the slot exist, in that order. A temporary
- * slot is made by the replication connection, whose role the stream itself checks.
- * Without an admin connection it checks nothing and the slot and publication must exist.
+ * (wal_level), lets the decoder check what it is asked for on this server and these
+ * tables ({@link LogicalDecoder#check}, which refuses what its plugin cannot carry), the
+ * slot under {@code EXISTING} and, when it is to create the slot, the role's
+ * {@code REPLICATION} privilege, all before any set-up SQL runs; then makes sure the
+ * publication (for a decoder reading publications) and the slot of the decoder's plugin
+ * exist, in that order. Binary values are off where the decoder or the server cannot
+ * carry them, or where a published column's type cannot be sent in binary; each is said
+ * once. A temporary slot is made by the replication connection, whose role the stream
+ * itself checks. Without an admin connection it checks nothing and the slot and
+ * publication must exist.
  */
 final class ConsumerSetup {
 
 	private static final Logger logger = LoggerFactory.getLogger(ConsumerSetup.class);
 
-	private static final int BINARY_VERSION = 140000;
-
-	private static final int STREAMING_VERSION = 140000;
+	/** The server version when there is no admin connection to ask. */
+	static final int UNKNOWN_VERSION = 0;
 
 	private final ConsumerConfig config;
 
@@ -46,9 +57,23 @@ final class ConsumerSetup {
 		if (this.admin == null) {
 			logger.info("Consumer of slot {} has no admin connection: slot and publication {} must exist",
 					this.config.slotName(), this.config.publicationName());
-			return new Result(this.config.binary());
+			return new Result(UNKNOWN_VERSION, requested());
 		}
 		return this.admin.apply("Setting up slot " + this.config.slotName(), this::setUp);
+	}
+
+	/**
+	 * What the configuration asks for, binary by default where the decoder carries it.
+	 */
+	private DecoderRequest requested() {
+		Boolean binary = this.config.binary();
+		boolean carries = this.config.decoder().capabilities().binary();
+		if (binary == null && !carries) {
+			logger.info("Decoder {} sends text values; slot {} streams text", this.config.decoder().name(),
+					this.config.slotName());
+		}
+		return new DecoderRequest((binary != null) ? binary : carries, this.config.wantsMessages(),
+				this.config.streaming() != null);
 	}
 
 	private Result setUp(Connection connection) throws SQLException {
@@ -58,14 +83,12 @@ final class ConsumerSetup {
 		if (!"logical".equals(walLevel)) {
 			throw new WalLevelException(version, walLevel);
 		}
-		if (this.config.wantsMessages() && version < BINARY_VERSION) {
-			throw new ReplicationConsumerException("A message handler needs PostgreSQL 14 or later to stream "
-					+ "logical decoding messages; the server is PostgreSQL " + version(version));
-		}
-		if (this.config.streaming() != null && version < STREAMING_VERSION) {
-			throw new ReplicationConsumerException("Streaming in-progress transactions needs PostgreSQL 14 or later "
-					+ "(pgoutput protocol 2); the server is PostgreSQL " + version(version)
-					+ ": turn streaming off for this server");
+		LogicalDecoder decoder = this.config.decoder();
+		DecoderRequest requested = requested();
+		DecoderRequest request = decoder.check(version, requested, DecoderCatalog.borrowing(connection));
+		if (requested.binary() && !request.binary()) {
+			logger.info("PostgreSQL {} cannot stream binary values (needs 14 or later); slot {} streams text",
+					version(version), this.config.slotName());
 		}
 		SlotLifecycle lifecycle = this.config.slotLifecycle();
 		boolean slotExists = admin.slot(this.config.slotName()).isPresent();
@@ -77,15 +100,30 @@ final class ConsumerSetup {
 			throw new InsufficientPrivilegeException(currentUser(connection), "create replication slot '"
 					+ this.config.slotName() + "' (it needs the REPLICATION attribute or superuser)", null);
 		}
-		admin.ensurePublication(this.config.publicationName(), this.config.publicationMode(), this.config.tables());
-		admin.ensureSlot(this.config.slotName(), lifecycle);
-		boolean binary = this.config.binary();
-		if (binary && version < BINARY_VERSION) {
-			logger.info("PostgreSQL {} cannot stream binary values (needs 14 or later); slot {} streams text",
-					version(version), this.config.slotName());
-			binary = false;
+		if (decoder.tableSelection() instanceof TableSelection.Publications) {
+			admin.ensurePublication(this.config.publicationName(), this.config.publicationMode(), this.config.tables());
+			if (request.binary()) {
+				request = textIfUnsendable(admin, request);
+			}
 		}
-		return new Result(binary);
+		admin.ensureSlot(this.config.slotName(), lifecycle, decoder.plugin());
+		return new Result(version, request);
+	}
+
+	/**
+	 * Turns binary off when a published column holds a type without a binary send
+	 * function ({@code aclitem[]}), which the server would fail on at its first change.
+	 */
+	private DecoderRequest textIfUnsendable(ReplicationAdmin admin, DecoderRequest request) {
+		List<TableId> tables = this.config.tables().isEmpty() ? admin.publicationTables(this.config.publicationName())
+				: this.config.tables();
+		List<UnsendableColumn> unsendable = admin.typesWithoutBinarySend(tables);
+		if (unsendable.isEmpty()) {
+			return request;
+		}
+		logger.warn("The server cannot send {} in binary; slot {} streams text values", unsendable,
+				this.config.slotName());
+		return request.withoutBinary();
 	}
 
 	private static boolean createsSlot(SlotLifecycle lifecycle) {
@@ -140,9 +178,12 @@ final class ConsumerSetup {
 	/**
 	 * The outcome of set-up.
 	 *
-	 * @param binary whether to stream binary values
+	 * @param serverVersion the server's {@code server_version_num}, or
+	 * {@link #UNKNOWN_VERSION} without an admin connection
+	 * @param request what the decoder streams with, checked where there was an admin
+	 * connection
 	 */
-	record Result(boolean binary) {
+	record Result(int serverVersion, DecoderRequest request) {
 
 	}
 

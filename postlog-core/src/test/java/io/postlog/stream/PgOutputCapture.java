@@ -7,6 +7,8 @@ import java.util.List;
 
 import io.postlog.Lsn;
 import io.postlog.Row;
+import io.postlog.decoder.DecoderRequest;
+import io.postlog.decoder.PgOutputLogicalDecoder;
 import io.postlog.pgoutput.PgOutputDecoder;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.pgoutput.RowDecoder;
@@ -42,9 +44,24 @@ public final class PgOutputCapture implements AutoCloseable {
 	 */
 	public static PgOutputCapture open(ReplicationConnectionFactory connections, String slot, String publication,
 			boolean binary, ValueDecoders values) {
-		LogicalStream stream = new PgLogicalStreamFactory(connections).open(new StreamRequest(slot,
-				List.of(publication), 1, binary, false, Lsn.INVALID, Duration.ofSeconds(10), false));
+		LogicalStream stream = new PgLogicalStreamFactory(connections)
+			.open(request(slot, publication, new DecoderRequest(binary, false, false), false));
 		return new PgOutputCapture(stream, new RowDecoder(values));
+	}
+
+	/**
+	 * Returns a request to stream pgoutput, protocol version 1 unless streaming, from the
+	 * slot's confirmed position with a status interval of 10 s.
+	 * @param slot the slot
+	 * @param publication the publication
+	 * @param what what to ask for
+	 * @param temporary whether to create a temporary slot first
+	 * @return the request
+	 */
+	public static StreamRequest request(String slot, String publication, DecoderRequest what, boolean temporary) {
+		return new StreamRequest(slot, "pgoutput",
+				PgOutputLogicalDecoder.forPublications(List.of(publication)).startOptions(0, what), Lsn.INVALID,
+				Duration.ofSeconds(10), temporary);
 	}
 
 	/**
@@ -63,6 +80,7 @@ public final class PgOutputCapture implements AutoCloseable {
 	 * @return the factory
 	 */
 	public static ReplicationConnectionFactory pinnedConnections(PostgresDatabase database) {
+		// The stream factory pins them itself; this is for connections used without it.
 		ReplicationConnectionFactory plain = connections(database);
 		return () -> {
 			java.sql.Connection connection = plain.connect();

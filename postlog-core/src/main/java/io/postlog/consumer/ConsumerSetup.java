@@ -12,11 +12,13 @@ import io.postlog.TableId;
 import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotInUseException;
+import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.admin.SlotNotFoundException;
 import io.postlog.admin.UnsendableColumn;
 import io.postlog.admin.WalLevelException;
 import io.postlog.decoder.DecoderCatalog;
+import io.postlog.decoder.DecoderRefusedException;
 import io.postlog.decoder.DecoderRequest;
 import io.postlog.decoder.LogicalDecoder;
 import io.postlog.decoder.TableSelection;
@@ -31,11 +33,11 @@ import org.slf4j.LoggerFactory;
  * slot under {@code EXISTING} and, when it is to create the slot, the role's
  * {@code REPLICATION} privilege, all before any set-up SQL runs; then makes sure the
  * publication (for a decoder reading publications) and the slot of the decoder's plugin
- * exist, in that order. Binary values are off where the decoder or the server cannot
- * carry them, or where a published column's type cannot be sent in binary; each is said
- * once. A temporary slot is made by the replication connection, whose role the stream
- * itself checks. Without an admin connection it checks nothing and the slot and
- * publication must exist.
+ * exist, in that order, and lets the decoder check the slot's plugin. Binary values are
+ * off where the decoder or the server cannot carry them, or where a published column's
+ * type cannot be sent in binary; each is said once. A temporary slot is made by the
+ * replication connection, whose role the stream itself checks. Without an admin
+ * connection it checks nothing and the slot and publication must exist.
  */
 final class ConsumerSetup {
 
@@ -106,8 +108,27 @@ final class ConsumerSetup {
 				request = textIfUnsendable(admin, request);
 			}
 		}
-		admin.ensureSlot(this.config.slotName(), lifecycle, decoder.plugin());
+		SlotInfo slot = admin.ensureSlot(this.config.slotName(), lifecycle, decoder.plugin());
+		if (!slot.temporary() && !slot.active()) {
+			checkSlot(connection, admin, request, !slotExists);
+		}
 		return new Result(version, request);
+	}
+
+	/**
+	 * Lets the decoder ask the plugin on the server; a slot made for a refused decoder is
+	 * dropped again, so that it does not hold WAL back.
+	 */
+	private void checkSlot(Connection connection, ReplicationAdmin admin, DecoderRequest request, boolean created) {
+		try {
+			this.config.decoder().checkSlot(connection, this.config.slotName(), request);
+		}
+		catch (DecoderRefusedException ex) {
+			if (created) {
+				admin.dropSlot(this.config.slotName());
+			}
+			throw ex;
+		}
 	}
 
 	/**

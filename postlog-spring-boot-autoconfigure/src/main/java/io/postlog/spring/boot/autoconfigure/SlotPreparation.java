@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
@@ -18,6 +19,8 @@ import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.admin.SlotLoss;
 import io.postlog.admin.SlotLostException;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.TableSelection;
 import io.postlog.heartbeat.HeartbeatWriter;
 import io.postlog.spring.PostlogSlotLostEvent;
 import org.slf4j.Logger;
@@ -56,15 +59,17 @@ final class SlotPreparation {
 	 * @param publicationName the group's publication
 	 * @param heartbeats whether the group carries the heartbeats (the default group)
 	 * @param tables the tables to publish, empty for every table
+	 * @param decoders the group's decoder for the tables to publish
 	 * @return the tables to publish, with the heartbeat table where it is needed
 	 */
-	List<TableId> prepare(String slotName, String publicationName, boolean heartbeats, List<TableId> tables) {
+	List<TableId> prepare(String slotName, String publicationName, boolean heartbeats, List<TableId> tables,
+			Function<List<TableId>, LogicalDecoder> decoders) {
 		try (Connection connection = this.dataSource.getConnection()) {
 			ReplicationAdmin admin = new ReplicationAdmin(connection);
 			actOnLostSlot(admin, slotName);
 			List<TableId> published = heartbeats ? withHeartbeatTable(connection, admin, slotName, tables) : tables;
 			if (this.properties.getSlot().isFailover()) {
-				createFailoverSlot(admin, slotName, publicationName, published);
+				createFailoverSlot(admin, slotName, publicationName, published, decoders.apply(published));
 			}
 			return published;
 		}
@@ -114,7 +119,7 @@ final class SlotPreparation {
 	}
 
 	private void createFailoverSlot(ReplicationAdmin admin, String slotName, String publicationName,
-			List<TableId> tables) {
+			List<TableId> tables, LogicalDecoder decoder) {
 		int version = admin.serverVersion();
 		if (version < 170000) {
 			throw new ServerVersionException("Failover slots", 170000, version);
@@ -128,10 +133,13 @@ final class SlotPreparation {
 						"create replication slot '" + slotName + "' (it needs the REPLICATION attribute or superuser)",
 						null);
 			}
-			// A slot decodes with the publication as of each change: publication first.
-			admin.ensurePublication(publicationName, this.properties.getPublication().getMode(), tables);
+			if (decoder.tableSelection() instanceof TableSelection.Publications) {
+				// A slot decodes with the publication as of each change: publication
+				// first.
+				admin.ensurePublication(publicationName, this.properties.getPublication().getMode(), tables);
+			}
 		}
-		admin.ensureSlot(slotName, lifecycle, true);
+		admin.ensureSlot(slotName, lifecycle, decoder.plugin(), true);
 	}
 
 }

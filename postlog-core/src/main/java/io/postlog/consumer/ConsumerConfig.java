@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.postlog.TableId;
+import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
@@ -57,6 +58,7 @@ import org.jspecify.annotations.Nullable;
  * transactions
  * @param streaming how to buffer in-progress transactions the server streams, or
  * {@code null} to have the server send each transaction at its commit
+ * @param walSafety failover, what to do with a lost slot, and heartbeats
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
 		PublicationMode publicationMode, List<TableId> tables, @Nullable Boolean binary, LogicalDecoder decoder,
@@ -64,7 +66,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		int maxUnacknowledged, int readAheadEvents, long readAheadBytes, Duration stopTimeout,
 		ConsumerListener listener, ValueDecoders valueDecoders, List<Subscription> subscriptions,
 		LogicalStreamFactory streams, @Nullable AdminConnections admin, CheckpointStore checkpointStore,
-		int checkpointBatch, Duration checkpointBatchDelay, @Nullable StreamingOptions streaming) {
+		int checkpointBatch, Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -119,6 +121,15 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		require(checkpointStore != null, "checkpointStore");
 		require(checkpointBatch > 0, "checkpoint batch (at least 1 transaction)");
 		positive(checkpointBatchDelay, "checkpoint batch delay");
+		require(walSafety != null, "walSafety");
+		if (walSafety.failover() && slotLifecycle == SlotLifecycle.TEMPORARY) {
+			throw new ReplicationConsumerException("A temporary slot cannot fail over (PostgreSQL synchronises only "
+					+ "permanent slots to standbys): use another slot lifecycle or turn failover off");
+		}
+		if (walSafety.lostSlotAction() == LostSlotAction.RECREATE && slotLifecycle == SlotLifecycle.EXISTING) {
+			throw new ReplicationConsumerException("Recreating a lost slot needs a slot lifecycle under which the "
+					+ "consumer creates slots, not EXISTING: use CREATE_IF_MISSING or OWNED, or fail on a lost slot");
+		}
 		if (checkpointStore.transactional()) {
 			for (Subscription subscription : subscriptions) {
 				if (subscription.concurrency() > 1 || subscription.acknowledging()) {

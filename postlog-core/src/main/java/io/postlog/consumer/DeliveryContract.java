@@ -14,6 +14,8 @@ import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.InvalidIdentifierException;
 import io.postlog.admin.PublicationNotFoundException;
 import io.postlog.admin.SlotInUseException;
+import io.postlog.admin.SlotInfo;
+import io.postlog.admin.SlotLostException;
 import io.postlog.admin.SlotNotFoundException;
 import io.postlog.admin.WalLevelException;
 import io.postlog.decoder.DecoderCatalog;
@@ -49,7 +51,9 @@ import org.slf4j.LoggerFactory;
  * ({@link PgOutputAssembler}), whatever the plugin: a decoder of another plugin yields
  * pgoutput's own messages, its commit LSN taken from its own commit message.</li>
  * <li><b>Empty transactions</b> complete in the window at once; the reader acknowledges
- * keepalive positions while nothing is in flight.</li>
+ * keepalive positions while nothing is in flight. Heartbeats coming back are empty for
+ * every subscription: {@link Heartbeats} reports them to the heartbeat monitor, which
+ * also hears of every stream start.</li>
  * <li><b>Handler failure</b> is retried for that subscription alone
  * ({@link ListenerRunner}), then its {@link ErrorHandler} decides; by default the
  * consumer is {@code FAILED} ({@link #fail}). {@code STANDBY} uses no attempts.</li>
@@ -57,7 +61,10 @@ import org.slf4j.LoggerFactory;
  * reconnects with the retry policy's capped back-off, forever; a closed connection is
  * seen by the stream's socket probe, a silent one by the reader's liveness check, a hung
  * call by {@link #watch the watchdog}, a hung connect by the connect timeout. Every
- * thread runs under {@link ConsumerThreads}, which makes its death a state change.</li>
+ * thread runs under {@link ConsumerThreads}, which makes its death a state change. A
+ * reconnect that fails because the slot is lost is never retried into a new slot
+ * silently: {@link LostSlots} fails the consumer, or recreates the slot and logs what was
+ * skipped.</li>
  * <li><b>Slow handlers.</b> The reader keeps the connection alive while delivery is
  * behind, the hand-off full, or the window at {@code maxUnacknowledged}.</li>
  * <li><b>Memory.</b> The hand-off is bounded in events and bytes; transaction
@@ -94,6 +101,10 @@ final class DeliveryContract implements Runnable {
 	 */
 	private final @Nullable DecoderCatalog catalog;
 
+	private final Heartbeats heartbeats;
+
+	private final LostSlots lostSlots;
+
 	private final ConsumerStates states;
 
 	private final AckWindow window;
@@ -123,11 +134,14 @@ final class DeliveryContract implements Runnable {
 		this.setup = setup;
 		AdminConnections admin = config.admin();
 		this.catalog = (admin != null) ? new AdminDecoderCatalog(admin) : null;
+		this.heartbeats = new Heartbeats(config.walSafety().heartbeatMonitor(), setup.heartbeatTable());
+		this.lostSlots = new LostSlots(config);
 		this.states = states;
 		this.window = window;
 		this.decoders = decoders;
 		this.threads = new ConsumerThreads(this::threadDied);
-		this.dispatcher = new Dispatcher(config, window, states, this.stop, this.threads, this::laneFailed);
+		this.dispatcher = new Dispatcher(config, window, states, this.stop, this.threads, this.heartbeats,
+				this::laneFailed);
 		this.slotCheck = (config.admin() != null && !config.temporary())
 				? new SlotPositionCheck(config.admin(), config.slotName(), window, config.listener()) : null;
 	}
@@ -198,6 +212,14 @@ final class DeliveryContract implements Runnable {
 				stream = this.config.streams().open(request());
 			}
 			catch (RuntimeException ex) {
+				LostSlots.Found lost = this.lostSlots.afterFailure(ex, this.window.acked());
+				if (lost != null) {
+					if (!recovered(lost)) {
+						return;
+					}
+					tookOver = true;
+					continue;
+				}
 				Outcome outcome = classify(ex);
 				if (outcome == Outcome.STANDBY) {
 					standbyWaits++;
@@ -231,6 +253,7 @@ final class DeliveryContract implements Runnable {
 			streamedBefore = true;
 			Lsn ackedBefore = this.window.acked();
 			long started = System.nanoTime();
+			this.heartbeats.streamStarted();
 			this.states.streaming();
 			Throwable end = session(stream);
 			if (end == null) {
@@ -247,6 +270,14 @@ final class DeliveryContract implements Runnable {
 					|| System.nanoTime() - started > this.config.retryPolicy().maxInterval().toNanos()) {
 				reconnects = 0;
 				failures = 0;
+			}
+			LostSlots.Found lost = this.lostSlots.afterFailure(end, this.window.acked());
+			if (lost != null) {
+				if (!recovered(lost)) {
+					return;
+				}
+				tookOver = true;
+				continue;
 			}
 			Outcome outcome = classify(end);
 			if (outcome == Outcome.FATAL) {
@@ -449,6 +480,22 @@ final class DeliveryContract implements Runnable {
 		this.states.failed(cause);
 	}
 
+	/**
+	 * Goes on after a lost slot: from the new slot's start once recreated, else fails.
+	 * @return whether streaming goes on
+	 */
+	private boolean recovered(LostSlots.Found lost) {
+		SlotInfo slot = lost.recreated();
+		if (slot == null) {
+			fail(lost.loss());
+			return false;
+		}
+		if (slot.confirmedFlushLsn() != null) {
+			this.window.baseline(slot.confirmedFlushLsn());
+		}
+		return true;
+	}
+
 	private void laneFailed(Throwable cause) {
 		if (this.fatal == null) {
 			this.fatal = cause;
@@ -538,11 +585,11 @@ final class DeliveryContract implements Runnable {
 		}
 		if (failure instanceof SlotNotFoundException || failure instanceof PublicationNotFoundException
 				|| failure instanceof InsufficientPrivilegeException || failure instanceof InvalidIdentifierException
-				|| failure instanceof WalLevelException || failure instanceof ReplicationConsumerException
-				|| failure instanceof HandlerFailedException || failure instanceof PgOutputDecodingException
-				|| failure instanceof PluginDecodingException || failure instanceof DecoderRefusedException
-				|| failure instanceof RowDecodingException || failure instanceof ValueDecodingException
-				|| failure instanceof Error) {
+				|| failure instanceof WalLevelException || failure instanceof SlotLostException
+				|| failure instanceof ReplicationConsumerException || failure instanceof HandlerFailedException
+				|| failure instanceof PgOutputDecodingException || failure instanceof PluginDecodingException
+				|| failure instanceof DecoderRefusedException || failure instanceof RowDecodingException
+				|| failure instanceof ValueDecodingException || failure instanceof Error) {
 			return Outcome.FATAL;
 		}
 		return Outcome.OTHER;

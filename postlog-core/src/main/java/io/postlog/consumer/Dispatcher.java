@@ -20,8 +20,9 @@ import org.jspecify.annotations.Nullable;
  * transaction is opened in and dispatched to the {@link AckWindow}. Each subscription
  * keeps its own progress (the last change, transaction or message it was given), so that
  * what the server sends again after a reconnect reaches only those that have not had it;
- * transactions the consumer already acknowledged are skipped whole. Not thread-safe: the
- * delivery thread only.
+ * transactions the consumer already acknowledged are skipped whole. Heartbeats coming
+ * back reach no subscription ({@link Heartbeats}). Not thread-safe: the delivery thread
+ * only.
  */
 final class Dispatcher {
 
@@ -45,6 +46,11 @@ final class Dispatcher {
 
 	private long handlerNanos;
 
+	private final Heartbeats heartbeats;
+
+	/** The heartbeat changes of the open transaction, which no subscription sees. */
+	private int heartbeatChanges;
+
 	private final CheckpointStore store;
 
 	private final @Nullable FailureLedger ledger;
@@ -63,8 +69,9 @@ final class Dispatcher {
 	private final List<AckWindow.Entry> sinkEntries = new ArrayList<>();
 
 	Dispatcher(ConsumerConfig config, AckWindow window, ConsumerStates states, StopSignal stop, ConsumerThreads threads,
-			Consumer<Throwable> onLaneFailure) {
+			Heartbeats heartbeats, Consumer<Throwable> onLaneFailure) {
 		this.config = config;
+		this.heartbeats = heartbeats;
 		this.window = window;
 		this.stop = stop;
 		this.store = config.checkpointStore();
@@ -148,6 +155,7 @@ final class Dispatcher {
 		this.open = begin;
 		this.buffered.clear();
 		this.handlerNanos = 0;
+		this.heartbeatChanges = 0;
 		// A transaction whose commit lies before the acknowledged position was delivered
 		// before a reconnect; the server may send it again when it had not yet heard.
 		this.skipping = begin.commitLsn().isBefore(this.window.acked());
@@ -181,6 +189,10 @@ final class Dispatcher {
 			return;
 		}
 		Change change = arrived.change();
+		if (this.heartbeats.consume(change)) {
+			this.heartbeatChanges++;
+			return;
+		}
 		if (this.buffering) {
 			if (this.buffered.size() >= this.config.maxTransactionChanges()) {
 				throw new ReplicationConsumerException("Transaction xid " + begin.xid() + " (commit LSN "
@@ -201,7 +213,7 @@ final class Dispatcher {
 	private void message(LogicalMessage message) throws InterruptedException {
 		if (message.transactional()) {
 			requireOpen("a transactional message");
-			if (this.skipping || this.checkpointed) {
+			if (this.skipping || this.checkpointed || this.heartbeats.consume(message)) {
 				return;
 			}
 			for (Target target : this.targets) {
@@ -212,9 +224,12 @@ final class Dispatcher {
 		if (message.lsn().isBefore(this.window.acked())) {
 			return;
 		}
+		boolean heartbeat = this.heartbeats.consume(message);
 		AckWindow.Entry own = this.window.message(message.lsn());
-		for (Target target : this.targets) {
-			target.message(message, own);
+		if (!heartbeat) {
+			for (Target target : this.targets) {
+				target.message(message, own);
+			}
 		}
 		this.window.dispatched(own, message.lsn());
 	}
@@ -243,7 +258,7 @@ final class Dispatcher {
 			this.sinkLastCommit = commit.commitLsn();
 		}
 		this.window.dispatched(entry, commit.endLsn());
-		if (commit.changeCount() > 0) {
+		if (commit.changeCount() > this.heartbeatChanges) {
 			notifyTransaction(transaction, Duration.ofNanos(this.handlerNanos));
 		}
 		end();
@@ -302,6 +317,7 @@ final class Dispatcher {
 		this.entry = null;
 		this.skipping = false;
 		this.checkpointed = false;
+		this.heartbeatChanges = 0;
 		this.buffered.clear();
 	}
 

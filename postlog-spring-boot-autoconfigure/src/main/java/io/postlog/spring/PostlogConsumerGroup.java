@@ -8,6 +8,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 import io.postlog.Lsn;
+import io.postlog.admin.LostSlotAction;
+import io.postlog.admin.SlotLostException;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.HandlerFailedException;
@@ -177,7 +179,8 @@ public final class PostlogConsumerGroup {
 	}
 
 	/**
-	 * Observes the group's consumer: keeps its positions, failures and listener errors.
+	 * Observes the group's consumer: keeps its positions, failures and listener errors,
+	 * and publishes a {@link PostlogSlotLostEvent} when its slot is found lost.
 	 * @return the observer
 	 */
 	ConsumerListener recorder() {
@@ -200,6 +203,11 @@ public final class PostlogConsumerGroup {
 				if (cause instanceof HandlerFailedException failure) {
 					listenerFailed(failure, "RETRYING");
 				}
+			}
+
+			@Override
+			public void slotLost(SlotLostException loss, LostSlotAction action) {
+				publish(new PostlogSlotLostEvent(PostlogConsumerGroup.this, loss, action));
 			}
 
 		};

@@ -83,13 +83,14 @@ public final class PostlogAutoConfiguration {
 	PostlogListenerRegistry postlogListenerRegistry(PostlogProperties properties, DataSource dataSource,
 			PostlogConnectionDetails connectionDetails, ObjectProvider<ConsumerListener> listeners,
 			ObjectProvider<PostlogListenerRegistry.GroupObserver> groupObservers,
-			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ApplicationEventPublisher publisher,
+			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ObjectProvider<HeartbeatTracker> heartbeats,
 			ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
 				connectionDetails.getUsername(), connectionDetails.getPassword());
 		return new PostlogListenerRegistry(
-				new PostlogConsumerSetup(properties, dataSource, connectionFactory, publisher, transactionManagers),
+				new PostlogConsumerSetup(properties, dataSource, connectionFactory, heartbeats.getIfAvailable(),
+						transactionManagers),
 				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
 				defaultErrorHandler(properties, deadLetter));
 	}

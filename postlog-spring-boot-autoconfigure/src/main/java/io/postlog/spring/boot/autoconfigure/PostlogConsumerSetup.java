@@ -14,17 +14,18 @@ import io.postlog.decoder.LogicalDecoder;
 import io.postlog.decoder.PgLogicalDecoder;
 import io.postlog.decoder.PgOutputLogicalDecoder;
 import io.postlog.decoder.Wal2JsonDecoder;
+import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.stream.ReplicationConnectionFactory;
+import org.jspecify.annotations.Nullable;
 
 import io.postlog.consumer.CheckpointStoreException;
 import io.postlog.consumer.CheckpointTable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
@@ -33,8 +34,12 @@ import org.springframework.transaction.PlatformTransactionManager;
  * ({@code postlog.slot.name} for the default group, {@code postlog.groups.<name>.*} or
  * {@code postlog_<name>} for the others), its tables ({@code postlog.tables} for the
  * default group, else the listeners' tables), and a consumer builder that sets them up on
- * the application's {@link DataSource}. The replication connection is always a fresh one
- * per (re)connect, never from the pool.
+ * the application's {@link DataSource}. The consumer's own set-up runs the start-up
+ * checks, acts on a lost slot ({@code postlog.slot.on-lost}) and creates the slot with
+ * failover ({@code postlog.slot.failover}); with heartbeats on, the default group's
+ * consumer reports them to the {@link HeartbeatTracker} (and publishes the heartbeat
+ * table before PostgreSQL 14). The replication connection is always a fresh one per
+ * (re)connect, never from the pool.
  */
 final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetup {
 
@@ -44,17 +49,17 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final ReplicationConnectionFactory connectionFactory;
 
-	private final SlotPreparation preparation;
+	private final @Nullable HeartbeatTracker heartbeats;
 
 	private final ObjectProvider<PlatformTransactionManager> transactionManagers;
 
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
-			ReplicationConnectionFactory connectionFactory, ApplicationEventPublisher publisher,
+			ReplicationConnectionFactory connectionFactory, @Nullable HeartbeatTracker heartbeats,
 			ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
-		this.preparation = new SlotPreparation(properties, dataSource, publisher);
+		this.heartbeats = heartbeats;
 		this.transactionManagers = transactionManagers;
 	}
 
@@ -71,12 +76,11 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			PgIdentifiers.requireName("schema", table.schema());
 			PgIdentifiers.requireName("table", table.name());
 		}
-		tables = this.preparation.prepare(slotName, publicationName, PostlogConsumerGroup.DEFAULT.equals(group), tables,
-				(published) -> decoder(publicationName, published));
 		LogicalDecoder decoder = decoder(publicationName, tables);
 		PostlogProperties.Retry retry = this.properties.getRetry();
-		// The consumer's start() checks wal_level and creates the slot and publication on
-		// the calling thread, so a set-up fault fails the application's start-up.
+		// The consumer's start() runs the start-up checks and creates the slot and
+		// publication on the calling thread, so a set-up fault fails the application's
+		// start-up.
 		ReplicationConsumer.Builder builder = ReplicationConsumer.builder()
 			.connectionFactory(this.connectionFactory)
 			.adminDataSource(this.dataSource)
@@ -92,9 +96,19 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.connectTimeout(this.properties.getConnectTimeout())
 			.maxUnacknowledged(this.properties.getDelivery().getMaxUnacknowledged())
 			.readAhead(1024, this.properties.getDelivery().getReadAhead().toBytes())
-			.maxTransactionChanges(this.properties.getMaxTransactionChanges());
+			.maxTransactionChanges(this.properties.getMaxTransactionChanges())
+			.failover(this.properties.getSlot().isFailover())
+			.lostSlotAction(this.properties.getSlot().getOnLost());
 		if (this.properties.getBinary() != null) {
 			builder.binary(this.properties.getBinary());
+		}
+		if (this.heartbeats != null) {
+			// The default group tracks the heartbeats; every group keeps them from its
+			// listeners.
+			builder.heartbeatTable(TableId.parse(this.properties.getHeartbeat().getTable()));
+			if (PostlogConsumerGroup.DEFAULT.equals(group)) {
+				builder.heartbeatMonitor(this.heartbeats);
+			}
 		}
 		checkpoint(builder, this.properties.getCheckpoint(), slotName);
 		return new PostlogListenerRegistry.GroupPlan(streaming(builder),

@@ -16,6 +16,7 @@ import io.postlog.decoder.DecoderRefusedException;
 import io.postlog.decoder.LogicalDecoder;
 import io.postlog.decoder.PgLogicalDecoder;
 import io.postlog.decoder.Wal2JsonDecoder;
+import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.test.PluginLaneTest;
 import io.postlog.test.PostgresDatabase;
 import org.junit.jupiter.api.AfterEach;
@@ -126,10 +127,17 @@ class DecoderRefusalsIntegrationTests {
 	}
 
 	@Test
-	void pglogicalRefusesAMessageHandlerAndMissingReplicationSets() {
+	void pglogicalRefusesAMessageHandlerHeartbeatsAndMissingReplicationSets() {
 		refused("messages_slot", builder("messages_slot", PgLogicalDecoder.forReplicationSets(List.of("default")))
 			.messageHandler((message) -> {
 			}), "Decoder pglogical: pglogical_output does not send logical decoding messages");
+		refused("heartbeats_slot",
+				builder("heartbeats_slot", PgLogicalDecoder.forReplicationSets(List.of("default")))
+					.heartbeatMonitor(new HeartbeatTracker("heartbeats_slot", Duration.ofMinutes(1)))
+					.changeHandler((change) -> {
+					}),
+				"Decoder pglogical: heartbeats come back as logical decoding messages from PostgreSQL 14 on, which "
+						+ "pglogical_output does not send");
 		ReplicationConsumer missing = builder("sets_slot", PgLogicalDecoder.forReplicationSets(List.of("no_such_set")))
 			.changeHandler((change) -> {
 			})

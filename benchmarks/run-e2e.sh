@@ -10,7 +10,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,debezium-connect,debezium-json
+ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,debezium-connect,debezium-json
 ROWS=1000000
 RUNS=3
 LEGS=$ALL_LEGS
@@ -191,6 +191,9 @@ leg_command() { # leg slot expected latency ready
 		core-streaming) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=true streaming=true \
 			spill="$WORK/spill" ;;
 		spring-change) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=change ;;
+		# The same application in a small container's heap.
+		spring-change-64m) echo java -Xmx64m "${JAVA_OPTS[@]}" -cp "$CP" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" \
+			listener=change ;;
 		spring-record) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=record ;;
 		kafka-relay) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaRelayLeg "${common[@]}" ;;
 		spring-sink-slot | spring-sink-jdbc) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SinkLeg "${common[@]}" \

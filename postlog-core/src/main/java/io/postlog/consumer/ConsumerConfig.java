@@ -11,6 +11,9 @@ import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.PgOutputLogicalDecoder;
+import io.postlog.decoder.TableSelection;
 import io.postlog.stream.LogicalStreamFactory;
 import io.postlog.stream.PgLogicalStreamFactory;
 import io.postlog.types.ValueDecoders;
@@ -27,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  * @param publicationName the publication
  * @param publicationMode how the publication is managed
  * @param tables the tables to publish, empty for the publication as it is (or all tables)
- * @param binary whether to ask for binary values
+ * @param binary whether to ask for binary values, or {@code null} for the decoder's
+ * default (binary where it can carry them)
+ * @param decoder the output plugin's decoder: which plugin, its options, its tables
  * @param retryPolicy back-off for failed handlers (attempts) and lost connections (the
  * intervals only: reconnecting never gives up)
  * @param statusInterval how often the server hears the acknowledged position at the
@@ -56,12 +61,12 @@ import org.jspecify.annotations.Nullable;
  * @param walSafety failover, what to do with a lost slot, and heartbeats
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
-		PublicationMode publicationMode, List<TableId> tables, boolean binary, RetryPolicy retryPolicy,
-		Duration statusInterval, Duration connectTimeout, int maxTransactionChanges, int maxUnacknowledged,
-		int readAheadEvents, long readAheadBytes, Duration stopTimeout, ConsumerListener listener,
-		ValueDecoders valueDecoders, List<Subscription> subscriptions, LogicalStreamFactory streams,
-		@Nullable AdminConnections admin, CheckpointStore checkpointStore, int checkpointBatch,
-		Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety) {
+		PublicationMode publicationMode, List<TableId> tables, @Nullable Boolean binary, LogicalDecoder decoder,
+		RetryPolicy retryPolicy, Duration statusInterval, Duration connectTimeout, int maxTransactionChanges,
+		int maxUnacknowledged, int readAheadEvents, long readAheadBytes, Duration stopTimeout,
+		ConsumerListener listener, ValueDecoders valueDecoders, List<Subscription> subscriptions,
+		LogicalStreamFactory streams, @Nullable AdminConnections admin, CheckpointStore checkpointStore,
+		int checkpointBatch, Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -85,6 +90,18 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 				throw new ReplicationConsumerException(
 						"Invalid consumer configuration: two subscriptions have the id '" + subscription.id() + "'");
 			}
+		}
+		require(decoder != null, "decoder");
+		if (decoder instanceof PgOutputLogicalDecoder
+				&& !decoder.tableSelection().equals(new TableSelection.Publications(List.of(publicationName)))) {
+			throw new ReplicationConsumerException("Invalid consumer configuration: a pgoutput decoder streams the "
+					+ "consumer's publication '" + publicationName + "', not " + decoder.tableSelection()
+					+ "; set the publication with publicationName");
+		}
+		if (admin == null && !(decoder instanceof PgOutputLogicalDecoder)) {
+			throw new ReplicationConsumerException("Decoder " + decoder.name() + " reads the catalog for what its "
+					+ "plugin does not send (relations, types), which needs an admin connection: set "
+					+ "adminConnection, adminDataSource or jdbcUrl");
 		}
 		if (admin == null && slotLifecycle == SlotLifecycle.OWNED) {
 			throw new ReplicationConsumerException("An OWNED slot is dropped on stop, which needs an admin "
@@ -124,6 +141,14 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 
 	boolean temporary() {
 		return this.slotLifecycle == SlotLifecycle.TEMPORARY;
+	}
+
+	/**
+	 * Whether the decoder is pgoutput, whose payloads the assembler decodes itself on its
+	 * fast path.
+	 */
+	boolean pgoutput() {
+		return this.decoder instanceof PgOutputLogicalDecoder;
 	}
 
 	boolean wantsMessages() {

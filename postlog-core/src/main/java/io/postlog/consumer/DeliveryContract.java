@@ -3,6 +3,7 @@ package io.postlog.consumer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -17,6 +18,11 @@ import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotLostException;
 import io.postlog.admin.SlotNotFoundException;
 import io.postlog.admin.WalLevelException;
+import io.postlog.decoder.DecoderCatalog;
+import io.postlog.decoder.DecoderRefusedException;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.PluginDecodingException;
+import io.postlog.decoder.StreamDecoder;
 import io.postlog.pgoutput.PgOutputDecodingException;
 import io.postlog.pgoutput.RowDecoder;
 import io.postlog.pgoutput.RowDecodingException;
@@ -42,7 +48,8 @@ import org.slf4j.LoggerFactory;
  * <li><b>Redelivery.</b> Every session starts at the acknowledged position; what the
  * server sends again is skipped per subscription by its own progress
  * ({@link Dispatcher}), and change ids are built from slot, commit LSN and index
- * ({@link PgOutputAssembler}).</li>
+ * ({@link PgOutputAssembler}), whatever the plugin: a decoder of another plugin yields
+ * pgoutput's own messages, its commit LSN taken from its own commit message.</li>
  * <li><b>Empty transactions</b> complete in the window at once; the reader acknowledges
  * keepalive positions while nothing is in flight. Heartbeats coming back are empty for
  * every subscription: {@link Heartbeats} reports them to the heartbeat monitor, which
@@ -87,9 +94,12 @@ final class DeliveryContract implements Runnable {
 
 	private final ConsumerConfig config;
 
-	private final boolean binary;
+	private final ConsumerSetup.Result setup;
 
-	private final boolean messages;
+	/**
+	 * The catalog of decoders other than pgoutput, which always have admin connections.
+	 */
+	private final @Nullable DecoderCatalog catalog;
 
 	private final Heartbeats heartbeats;
 
@@ -121,8 +131,9 @@ final class DeliveryContract implements Runnable {
 			ValueDecoders decoders, StreamingSpill spill) {
 		this.config = config;
 		this.spill = spill;
-		this.binary = setup.binary();
-		this.messages = setup.messages();
+		this.setup = setup;
+		AdminConnections admin = config.admin();
+		this.catalog = (admin != null) ? new AdminDecoderCatalog(admin) : null;
 		this.heartbeats = new Heartbeats(config.walSafety().heartbeatMonitor(), setup.heartbeatTable());
 		this.lostSlots = new LostSlots(config);
 		this.states = states;
@@ -292,20 +303,23 @@ final class DeliveryContract implements Runnable {
 
 	private StreamRequest request() {
 		Lsn start = this.config.temporary() ? Lsn.INVALID : this.window.acked();
-		// Protocol 2 is the first that streams; protocol 4's parallel streaming would
-		// only
-		// add an abort's LSN and time, and a consumer delivering in commit order has no
-		// use
-		// for either.
-		boolean streaming = this.config.streaming() != null;
-		return new StreamRequest(this.config.slotName(), List.of(this.config.publicationName()), streaming ? 2 : 1,
-				this.binary, this.messages, start, this.config.statusInterval(), this.config.temporary(), streaming);
+		LogicalDecoder decoder = this.config.decoder();
+		return new StreamRequest(this.config.slotName(), decoder.plugin(),
+				decoder.startOptions(this.setup.serverVersion(), this.setup.request()), start,
+				this.config.statusInterval(), this.config.temporary());
 	}
 
+	/**
+	 * The session's assembler: pgoutput's payloads are decoded by the assembler itself,
+	 * another plugin's by a stream decoder made for this session over the admin
+	 * connections' catalog.
+	 */
 	private MessageAssembler assembler() {
 		boolean routing = this.config.subscriptions().stream().anyMatch((s) -> s.concurrency() > 1);
+		@Nullable StreamDecoder plugin = this.config.pgoutput() ? null : this.config.decoder()
+			.newStream(this.setup.serverVersion(), this.setup.request(), Objects.requireNonNull(this.catalog));
 		PgOutputAssembler assembler = new PgOutputAssembler(this.config.slotName(), new RowDecoder(this.decoders),
-				routing);
+				routing, plugin);
 		StreamingOptions streaming = this.config.streaming();
 		if (streaming == null) {
 			return assembler;
@@ -573,7 +587,8 @@ final class DeliveryContract implements Runnable {
 				|| failure instanceof InsufficientPrivilegeException || failure instanceof InvalidIdentifierException
 				|| failure instanceof WalLevelException || failure instanceof SlotLostException
 				|| failure instanceof ReplicationConsumerException || failure instanceof HandlerFailedException
-				|| failure instanceof PgOutputDecodingException || failure instanceof RowDecodingException
+				|| failure instanceof PgOutputDecodingException || failure instanceof PluginDecodingException
+				|| failure instanceof DecoderRefusedException || failure instanceof RowDecodingException
 				|| failure instanceof ValueDecodingException || failure instanceof Error) {
 			return Outcome.FATAL;
 		}

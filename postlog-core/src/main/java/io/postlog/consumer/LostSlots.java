@@ -116,7 +116,7 @@ final class LostSlots {
 			ReplicationAdmin replication = new ReplicationAdmin(connection);
 			dropLost(replication);
 			return replication.ensureSlot(this.config.slotName(), this.config.slotLifecycle(),
-					this.config.walSafety().failover());
+					this.config.decoder().plugin(), this.config.walSafety().failover());
 		});
 		recreated(loss, loss.lastConfirmedLsn(), slot);
 		return new Found(loss, slot);

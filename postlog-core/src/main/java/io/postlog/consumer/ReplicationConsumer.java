@@ -14,6 +14,8 @@ import io.postlog.TableId;
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.PgOutputLogicalDecoder;
 import io.postlog.heartbeat.HeartbeatMonitor;
 import io.postlog.stream.LogicalStreamFactory;
 import io.postlog.stream.PgLogicalStreamFactory;
@@ -248,7 +250,9 @@ public final class ReplicationConsumer {
 
 		private final List<Subscription> subscriptions = new ArrayList<>();
 
-		private boolean binary = true;
+		private @Nullable Boolean binary;
+
+		private @Nullable LogicalDecoder decoder;
 
 		private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
 
@@ -434,13 +438,33 @@ public final class ReplicationConsumer {
 		}
 
 		/**
-		 * Sets whether to stream values in binary (default {@code true}; servers before
-		 * PostgreSQL 14 get text, said once at start).
+		 * Sets whether to stream values in binary. By default values are binary where the
+		 * decoder can carry them: pgoutput from PostgreSQL 14 on (older servers get text,
+		 * said once at start); wal2json and pglogical send text, also said once. Asked
+		 * for explicitly, binary values are refused at start by a decoder that cannot
+		 * carry them. A table with a column the server cannot send in binary (such as
+		 * {@code aclitem[]}) makes the stream text, with one warning naming the columns.
 		 * @param binary whether to ask for binary values
 		 * @return this builder
 		 */
 		public Builder binary(boolean binary) {
 			this.binary = binary;
+			return this;
+		}
+
+		/**
+		 * Sets the output plugin's decoder (by default pgoutput on the consumer's
+		 * publication): {@link io.postlog.decoder.Wal2JsonDecoder} or
+		 * {@link io.postlog.decoder.PgLogicalDecoder}, which choose their own tables and
+		 * need an admin connection; the publication settings then do not apply. A
+		 * {@link PgOutputLogicalDecoder} must name the consumer's publication. Listeners
+		 * receive the same changes whatever the decoder; what a decoder cannot carry is
+		 * refused at start, naming it.
+		 * @param decoder the decoder
+		 * @return this builder
+		 */
+		public Builder decoder(LogicalDecoder decoder) {
+			this.decoder = decoder;
 			return this;
 		}
 
@@ -704,12 +728,19 @@ public final class ReplicationConsumer {
 						(this.connectTimeout != null) ? this.connectTimeout : Duration.ofSeconds(10));
 			}
 			return new ReplicationConsumer(new ConsumerConfig(this.slotName, this.slotLifecycle, this.publicationName,
-					this.publicationMode, this.tables, this.binary, this.retryPolicy, this.statusInterval,
+					this.publicationMode, this.tables, this.binary, decoder(), this.retryPolicy, this.statusInterval,
 					this.connectTimeout, this.maxTransactionChanges, this.maxUnacknowledged, this.readAheadEvents,
 					this.readAheadBytes, this.stopTimeout, this.listener, this.valueDecoders, this.subscriptions,
 					streams, adminConnections(), this.checkpointStore, this.checkpointBatch, this.checkpointBatchDelay,
 					streamingOptions(),
 					new WalSafety(this.failover, this.lostSlotAction, this.heartbeatMonitor, this.heartbeatTable)));
+		}
+
+		private @Nullable LogicalDecoder decoder() {
+			if (this.decoder != null || this.publicationName == null) {
+				return this.decoder;
+			}
+			return PgOutputLogicalDecoder.forPublications(List.of(this.publicationName));
 		}
 
 		private @Nullable StreamingOptions streamingOptions() {

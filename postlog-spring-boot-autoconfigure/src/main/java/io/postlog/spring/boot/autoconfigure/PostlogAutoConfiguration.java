@@ -140,10 +140,6 @@ public final class PostlogAutoConfiguration {
 	}
 
 	private static void requireSupported(PostlogProperties properties) {
-		if (properties.getDecoder() != PostlogProperties.Decoder.PGOUTPUT) {
-			throw new InvalidConfigurationPropertyValueException("postlog.decoder", properties.getDecoder(),
-					"This decoder is not supported yet; use pgoutput");
-		}
 		if (properties.getSnapshot().getMode() != PostlogProperties.SnapshotMode.NEVER) {
 			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode",
 					properties.getSnapshot().getMode(), "The initial snapshot is not supported yet; use never");

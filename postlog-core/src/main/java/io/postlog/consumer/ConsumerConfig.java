@@ -52,6 +52,8 @@ import org.jspecify.annotations.Nullable;
  * transactions
  * @param streaming how to buffer in-progress transactions the server streams, or
  * {@code null} to have the server send each transaction at its commit
+ * @param snapshot how to take the initial snapshot when the slot is created, or
+ * {@code null} to stream only
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
 		PublicationMode publicationMode, List<TableId> tables, boolean binary, RetryPolicy retryPolicy,
@@ -59,7 +61,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		int readAheadEvents, long readAheadBytes, Duration stopTimeout, ConsumerListener listener,
 		ValueDecoders valueDecoders, List<Subscription> subscriptions, LogicalStreamFactory streams,
 		@Nullable AdminConnections admin, CheckpointStore checkpointStore, int checkpointBatch,
-		Duration checkpointBatchDelay, @Nullable StreamingOptions streaming) {
+		Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, @Nullable SnapshotSettings snapshot) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -102,12 +104,33 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		require(checkpointStore != null, "checkpointStore");
 		require(checkpointBatch > 0, "checkpoint batch (at least 1 transaction)");
 		positive(checkpointBatchDelay, "checkpoint batch delay");
+		if (snapshot != null) {
+			requireSnapshotSupported(slotLifecycle, admin, checkpointStore);
+		}
 		if (checkpointStore.transactional()) {
 			for (Subscription subscription : subscriptions) {
 				if (subscription.concurrency() > 1 || subscription.acknowledging()) {
 					throw new IncompatibleSubscriptionException(subscription, checkpointStore);
 				}
 			}
+		}
+	}
+
+	private static void requireSnapshotSupported(SlotLifecycle slotLifecycle, @Nullable AdminConnections admin,
+			CheckpointStore checkpointStore) {
+		if (admin == null) {
+			throw new ReplicationConsumerException("An initial snapshot creates the slot and reads the tables, which "
+					+ "needs an admin connection: set adminDataSource or jdbcUrl");
+		}
+		if (slotLifecycle == SlotLifecycle.TEMPORARY) {
+			throw new ReplicationConsumerException("An initial snapshot is handed over to a slot that outlives its "
+					+ "connection, and a temporary slot ends with it: use slot lifecycle OWNED (dropped on stop) or "
+					+ "CREATE_IF_MISSING");
+		}
+		if (checkpointStore.transactional()) {
+			throw new ReplicationConsumerException("An initial snapshot cannot be delivered inside the sink "
+					+ "transactions of a transactional checkpoint store yet: use the slot-only store with it, or no "
+					+ "initial snapshot");
 		}
 	}
 

@@ -5,14 +5,17 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Optional;
 
 import io.postlog.PostlogException;
 import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotInUseException;
+import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.admin.SlotNotFoundException;
 import io.postlog.admin.WalLevelException;
+import io.postlog.snapshot.SnapshotHandOff;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,8 +25,11 @@ import org.slf4j.LoggerFactory;
  * (wal_level, the version's capabilities), the slot under {@code EXISTING} and, when it
  * is to create the slot, the role's {@code REPLICATION} privilege before any set-up SQL
  * runs, then makes sure the publication and the slot exist, in that order. A temporary
- * slot is made by the replication connection, whose role the stream itself checks.
- * Without an admin connection it checks nothing and the slot and publication must exist.
+ * slot is made by the replication connection, whose role the stream itself checks. With
+ * an initial snapshot the slot is left to the snapshot's hand-off, which creates it with
+ * the snapshot ({@link InitialSnapshot}); a slot that must exist already is refused, as
+ * it has a position and no snapshot to hand over from. Without an admin connection it
+ * checks nothing and the slot and publication must exist.
  */
 final class ConsumerSetup {
 
@@ -68,9 +74,13 @@ final class ConsumerSetup {
 					+ ": turn streaming off for this server");
 		}
 		SlotLifecycle lifecycle = this.config.slotLifecycle();
-		boolean slotExists = admin.slot(this.config.slotName()).isPresent();
+		Optional<SlotInfo> slot = admin.slot(this.config.slotName());
+		boolean slotExists = slot.isPresent();
 		if (lifecycle == SlotLifecycle.EXISTING && !slotExists) {
 			throw new SlotNotFoundException(this.config.slotName(), null);
+		}
+		if (this.config.snapshot() != null && lifecycle == SlotLifecycle.EXISTING) {
+			throw SnapshotHandOff.refusedForExistingSlot(this.config.slotName(), slot.get());
 		}
 		if (!slotExists && createsSlot(lifecycle) && !admin.hasReplicationPrivilege()) {
 			// Refuse before the publication is made: a half set-up would stay behind.
@@ -78,7 +88,10 @@ final class ConsumerSetup {
 					+ this.config.slotName() + "' (it needs the REPLICATION attribute or superuser)", null);
 		}
 		admin.ensurePublication(this.config.publicationName(), this.config.publicationMode(), this.config.tables());
-		admin.ensureSlot(this.config.slotName(), lifecycle);
+		if (this.config.snapshot() == null || slotExists) {
+			// A slot that exists is checked (its plugin and database) either way.
+			admin.ensureSlot(this.config.slotName(), lifecycle);
+		}
 		boolean binary = this.config.binary();
 		if (binary && version < BINARY_VERSION) {
 			logger.info("PostgreSQL {} cannot stream binary values (needs 14 or later); slot {} streams text",

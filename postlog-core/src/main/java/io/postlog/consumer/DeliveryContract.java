@@ -1,5 +1,6 @@
 package io.postlog.consumer;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,13 +12,19 @@ import io.postlog.PostlogException;
 import io.postlog.admin.ConnectionLostException;
 import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.InvalidIdentifierException;
+import io.postlog.admin.PgErrors;
 import io.postlog.admin.PublicationNotFoundException;
+import io.postlog.admin.SlotConflictException;
 import io.postlog.admin.SlotInUseException;
 import io.postlog.admin.SlotNotFoundException;
+import io.postlog.admin.SlotPluginMismatchException;
 import io.postlog.admin.WalLevelException;
 import io.postlog.pgoutput.PgOutputDecodingException;
 import io.postlog.pgoutput.RowDecoder;
 import io.postlog.pgoutput.RowDecodingException;
+import io.postlog.snapshot.InvalidSnapshotNameException;
+import io.postlog.snapshot.SnapshotReadException;
+import io.postlog.snapshot.SnapshotRefusedException;
 import io.postlog.stream.LogicalStream;
 import io.postlog.stream.StreamRequest;
 import io.postlog.types.ValueDecoders;
@@ -68,6 +75,13 @@ import org.slf4j.LoggerFactory;
  * transaction that needs more than {@code maxSpill} fails the consumer
  * ({@link SpillLimitExceededException}, fatal) before its commit is read, so nothing from
  * it on is acknowledged; the spill files go with the session.</li>
+ * <li><b>Initial snapshot</b> (DESIGN.md, "Snapshots and backfills"). Before the first
+ * stream, {@link InitialSnapshot} takes the slot's hand-off on this thread: it delivers
+ * every snapshot row through the {@link Dispatcher} in batches between transactions, so
+ * order, lanes, acknowledgements, failures and memory are kept as above, and all
+ * {@code SNAPSHOT} changes come before the stream; the slot is handed over only when
+ * every batch is finished, and the stream then starts at its consistent point. A failure
+ * is classified as a stream's is and the snapshot is taken again; a stop cancels it.</li>
  * </ol>
  */
 final class DeliveryContract implements Runnable {
@@ -98,6 +112,8 @@ final class DeliveryContract implements Runnable {
 
 	private final StreamingSpill spill;
 
+	private final @Nullable InitialSnapshot snapshot;
+
 	private volatile @Nullable StreamReader reader;
 
 	private volatile @Nullable Throwable fatal;
@@ -116,6 +132,9 @@ final class DeliveryContract implements Runnable {
 		this.dispatcher = new Dispatcher(config, window, states, this.stop, this.threads, this::laneFailed);
 		this.slotCheck = (config.admin() != null && !config.temporary())
 				? new SlotPositionCheck(config.admin(), config.slotName(), window, config.listener()) : null;
+		SnapshotSettings snapshot = config.snapshot();
+		this.snapshot = (snapshot != null && config.admin() != null) ? new InitialSnapshot(config, snapshot,
+				config.admin(), decoders, this.dispatcher, window, states, this.stop) : null;
 	}
 
 	void start() {
@@ -130,6 +149,10 @@ final class DeliveryContract implements Runnable {
 	 */
 	void requestStop(Duration timeout) {
 		this.stop.request(timeout);
+		if (this.snapshot != null) {
+			// A snapshot cut short is taken again: nothing in it is worth waiting for.
+			this.snapshot.cancel();
+		}
 	}
 
 	/**
@@ -150,7 +173,14 @@ final class DeliveryContract implements Runnable {
 		if (current != null) {
 			current.abort();
 		}
+		if (this.snapshot != null) {
+			this.snapshot.cancel();
+		}
 		this.threads.interruptAll();
+	}
+
+	@Nullable SnapshotProgress snapshotProgress() {
+		return (this.snapshot != null) ? this.snapshot.progress() : null;
 	}
 
 	List<String> aliveThreads() {
@@ -181,6 +211,7 @@ final class DeliveryContract implements Runnable {
 		while (!this.stop.requested() && this.fatal == null) {
 			LogicalStream stream;
 			try {
+				handOver();
 				stream = this.config.streams().open(request());
 			}
 			catch (RuntimeException ex) {
@@ -253,6 +284,23 @@ final class DeliveryContract implements Runnable {
 		Throwable failure = this.fatal;
 		if (failure != null) {
 			fail(failure);
+		}
+	}
+
+	/**
+	 * Takes the initial snapshot's hand-off until this process has handed one over, or
+	 * found the slot already there.
+	 */
+	private void handOver() {
+		if (this.snapshot == null || !this.snapshot.pending()) {
+			return;
+		}
+		try {
+			this.snapshot.run();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new ListenerRunner.StopRequested();
 		}
 	}
 
@@ -517,8 +565,13 @@ final class DeliveryContract implements Runnable {
 		if (failure instanceof SlotInUseException) {
 			return Outcome.STANDBY;
 		}
-		if (failure instanceof ConnectionLostException) {
+		if (failure instanceof ConnectionLostException || connectionFailed(failure)) {
 			return Outcome.CONNECTION;
+		}
+		if (failure instanceof SnapshotRefusedException || failure instanceof InvalidSnapshotNameException
+				|| failure instanceof SlotConflictException || failure instanceof SlotPluginMismatchException
+				|| (failure instanceof SnapshotReadException && failure.getCause() instanceof ValueDecodingException)) {
+			return Outcome.FATAL;
 		}
 		if (failure instanceof SlotNotFoundException || failure instanceof PublicationNotFoundException
 				|| failure instanceof InsufficientPrivilegeException || failure instanceof InvalidIdentifierException
@@ -529,6 +582,15 @@ final class DeliveryContract implements Runnable {
 			return Outcome.FATAL;
 		}
 		return Outcome.OTHER;
+	}
+
+	/**
+	 * Returns whether a failure on an ordinary connection (a snapshot reader's, an admin
+	 * connection's) was the connection's: its cause keeps the server's SQLState.
+	 */
+	private static boolean connectionFailed(Throwable failure) {
+		return failure instanceof PostlogException && failure.getCause() instanceof SQLException sql
+				&& PgErrors.isConnectionFailure(sql);
 	}
 
 	/**

@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,6 +39,7 @@ import static org.awaitility.Awaitility.await;
  * complete snapshot, never to streaming after a partial one.
  */
 @PostgresTest
+@Tag("snapshot-proof")
 class InitialSnapshotCrashIntegrationTests {
 
 	private static final int ROWS = Integer.getInteger("postlog.snapshot.crash.rows", 30_000);

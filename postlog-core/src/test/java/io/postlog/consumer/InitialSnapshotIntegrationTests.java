@@ -33,6 +33,7 @@ import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,6 +50,7 @@ import static org.awaitility.Awaitility.await;
  * marker table is published too and must reach no subscription.
  */
 @PostgresTest
+@Tag("matrix")
 class InitialSnapshotIntegrationTests {
 
 	private static final int KEYED = Integer.getInteger("postlog.snapshot.proof.keyed", 200_000);

@@ -13,6 +13,7 @@ import io.postlog.consumer.RetryPolicy;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.stream.ReplicationConnectionFactory;
 
 import io.postlog.consumer.CheckpointStoreException;
@@ -39,16 +40,19 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final ReplicationConnectionFactory connectionFactory;
 
+	private final SnapshotConnections snapshotConnections;
+
 	private final SlotPreparation preparation;
 
 	private final ObjectProvider<PlatformTransactionManager> transactionManagers;
 
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
-			ReplicationConnectionFactory connectionFactory, ApplicationEventPublisher publisher,
-			ObjectProvider<PlatformTransactionManager> transactionManagers) {
+			ReplicationConnectionFactory connectionFactory, SnapshotConnections snapshotConnections,
+			ApplicationEventPublisher publisher, ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
+		this.snapshotConnections = snapshotConnections;
 		this.preparation = new SlotPreparation(properties, dataSource, publisher);
 		this.transactionManagers = transactionManagers;
 	}
@@ -88,6 +92,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.readAhead(1024, this.properties.getDelivery().getReadAhead().toBytes())
 			.maxTransactionChanges(this.properties.getMaxTransactionChanges());
 		checkpoint(builder, this.properties.getCheckpoint(), slotName);
+		snapshot(builder);
 		return new PostlogListenerRegistry.GroupPlan(streaming(builder),
 				new PostlogSlotMonitor(this.dataSource, slotName, publicationName),
 				this.properties.getPublication().getMode(), tables, this.dataSource);
@@ -109,6 +114,20 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 		store.initialize();
 		builder.checkpointStore(store)
 			.checkpointBatch(checkpoint.getBatchTransactions(), checkpoint.getBatchMaxDelay());
+	}
+
+	/**
+	 * Configures the initial snapshot of one consumer: each group snapshots its own
+	 * publication's tables when its slot is created.
+	 */
+	private void snapshot(ReplicationConsumer.Builder builder) {
+		PostlogProperties.Snapshot snapshot = this.properties.getSnapshot();
+		if (snapshot.getMode() != PostlogProperties.SnapshotMode.INITIAL) {
+			return;
+		}
+		builder.initialSnapshot(snapshot.getParallelism(), snapshot.getChunkSize())
+			.snapshotMarkerTable(TableId.parse(snapshot.getMarkerTable()))
+			.snapshotConnections(this.snapshotConnections);
 	}
 
 	private PlatformTransactionManager transactionManager() {

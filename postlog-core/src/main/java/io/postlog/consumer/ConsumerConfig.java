@@ -7,6 +7,7 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.postlog.TableId;
+import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
@@ -52,6 +53,7 @@ import org.jspecify.annotations.Nullable;
  * transactions
  * @param streaming how to buffer in-progress transactions the server streams, or
  * {@code null} to have the server send each transaction at its commit
+ * @param walSafety failover, what to do with a lost slot, and heartbeats
  * @param snapshot how to take the initial snapshot when the slot is created, or
  * {@code null} to stream only
  */
@@ -61,7 +63,8 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		int readAheadEvents, long readAheadBytes, Duration stopTimeout, ConsumerListener listener,
 		ValueDecoders valueDecoders, List<Subscription> subscriptions, LogicalStreamFactory streams,
 		@Nullable AdminConnections admin, CheckpointStore checkpointStore, int checkpointBatch,
-		Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, @Nullable SnapshotSettings snapshot) {
+		Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety,
+		@Nullable SnapshotSettings snapshot) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -104,8 +107,17 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		require(checkpointStore != null, "checkpointStore");
 		require(checkpointBatch > 0, "checkpoint batch (at least 1 transaction)");
 		positive(checkpointBatchDelay, "checkpoint batch delay");
+		require(walSafety != null, "walSafety");
+		if (walSafety.failover() && slotLifecycle == SlotLifecycle.TEMPORARY) {
+			throw new ReplicationConsumerException("A temporary slot cannot fail over (PostgreSQL synchronises only "
+					+ "permanent slots to standbys): use another slot lifecycle or turn failover off");
+		}
+		if (walSafety.lostSlotAction() == LostSlotAction.RECREATE && slotLifecycle == SlotLifecycle.EXISTING) {
+			throw new ReplicationConsumerException("Recreating a lost slot needs a slot lifecycle under which the "
+					+ "consumer creates slots, not EXISTING: use CREATE_IF_MISSING or OWNED, or fail on a lost slot");
+		}
 		if (snapshot != null) {
-			requireSnapshotSupported(slotLifecycle, admin, checkpointStore);
+			requireSnapshotSupported(slotLifecycle, admin, checkpointStore, walSafety);
 		}
 		if (checkpointStore.transactional()) {
 			for (Subscription subscription : subscriptions) {
@@ -117,7 +129,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 	}
 
 	private static void requireSnapshotSupported(SlotLifecycle slotLifecycle, @Nullable AdminConnections admin,
-			CheckpointStore checkpointStore) {
+			CheckpointStore checkpointStore, WalSafety walSafety) {
 		if (admin == null) {
 			throw new ReplicationConsumerException("An initial snapshot creates the slot and reads the tables, which "
 					+ "needs an admin connection: set adminDataSource or jdbcUrl");
@@ -131,6 +143,13 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 			throw new ReplicationConsumerException("An initial snapshot cannot be delivered inside the sink "
 					+ "transactions of a transactional checkpoint store yet: use the slot-only store with it, or no "
 					+ "initial snapshot");
+		}
+		if (walSafety.failover()) {
+			// From 12 the slot is a copy of the snapshot's temporary slot, and PostgreSQL
+			// neither gives a temporary slot failover nor copies it.
+			throw new ReplicationConsumerException("An initial snapshot hands over to a slot that PostgreSQL creates "
+					+ "without failover: turn failover off, and once the slot exists enable it with "
+					+ "ALTER_REPLICATION_SLOT <slot> (FAILOVER true) on a replication connection");
 		}
 	}
 

@@ -16,6 +16,8 @@ import io.postlog.admin.PgErrors;
 import io.postlog.admin.PublicationNotFoundException;
 import io.postlog.admin.SlotConflictException;
 import io.postlog.admin.SlotInUseException;
+import io.postlog.admin.SlotInfo;
+import io.postlog.admin.SlotLostException;
 import io.postlog.admin.SlotNotFoundException;
 import io.postlog.admin.SlotPluginMismatchException;
 import io.postlog.admin.WalLevelException;
@@ -49,7 +51,9 @@ import org.slf4j.LoggerFactory;
  * ({@link Dispatcher}), and change ids are built from slot, commit LSN and index
  * ({@link PgOutputAssembler}).</li>
  * <li><b>Empty transactions</b> complete in the window at once; the reader acknowledges
- * keepalive positions while nothing is in flight.</li>
+ * keepalive positions while nothing is in flight. Heartbeats coming back are empty for
+ * every subscription: {@link Heartbeats} reports them to the heartbeat monitor, which
+ * also hears of every stream start.</li>
  * <li><b>Handler failure</b> is retried for that subscription alone
  * ({@link ListenerRunner}), then its {@link ErrorHandler} decides; by default the
  * consumer is {@code FAILED} ({@link #fail}). {@code STANDBY} uses no attempts.</li>
@@ -57,7 +61,10 @@ import org.slf4j.LoggerFactory;
  * reconnects with the retry policy's capped back-off, forever; a closed connection is
  * seen by the stream's socket probe, a silent one by the reader's liveness check, a hung
  * call by {@link #watch the watchdog}, a hung connect by the connect timeout. Every
- * thread runs under {@link ConsumerThreads}, which makes its death a state change.</li>
+ * thread runs under {@link ConsumerThreads}, which makes its death a state change. A
+ * reconnect that fails because the slot is lost is never retried into a new slot
+ * silently: {@link LostSlots} fails the consumer, or recreates the slot and logs what was
+ * skipped.</li>
  * <li><b>Slow handlers.</b> The reader keeps the connection alive while delivery is
  * behind, the hand-off full, or the window at {@code maxUnacknowledged}.</li>
  * <li><b>Memory.</b> The hand-off is bounded in events and bytes; transaction
@@ -96,6 +103,12 @@ final class DeliveryContract implements Runnable {
 
 	private final boolean binary;
 
+	private final boolean messages;
+
+	private final Heartbeats heartbeats;
+
+	private final LostSlots lostSlots;
+
 	private final ConsumerStates states;
 
 	private final AckWindow window;
@@ -120,21 +133,25 @@ final class DeliveryContract implements Runnable {
 
 	private volatile boolean ended;
 
-	DeliveryContract(ConsumerConfig config, boolean binary, ConsumerStates states, AckWindow window,
+	DeliveryContract(ConsumerConfig config, ConsumerSetup.Result setup, ConsumerStates states, AckWindow window,
 			ValueDecoders decoders, StreamingSpill spill) {
 		this.config = config;
 		this.spill = spill;
-		this.binary = binary;
+		this.binary = setup.binary();
+		this.messages = setup.messages();
+		this.heartbeats = new Heartbeats(config.walSafety().heartbeatMonitor(), setup.heartbeatTable());
+		this.lostSlots = new LostSlots(config);
 		this.states = states;
 		this.window = window;
 		this.decoders = decoders;
 		this.threads = new ConsumerThreads(this::threadDied);
-		this.dispatcher = new Dispatcher(config, window, states, this.stop, this.threads, this::laneFailed);
+		this.dispatcher = new Dispatcher(config, window, states, this.stop, this.threads, this.heartbeats,
+				this::laneFailed);
 		this.slotCheck = (config.admin() != null && !config.temporary())
 				? new SlotPositionCheck(config.admin(), config.slotName(), window, config.listener()) : null;
 		SnapshotSettings snapshot = config.snapshot();
 		this.snapshot = (snapshot != null && config.admin() != null) ? new InitialSnapshot(config, snapshot,
-				config.admin(), decoders, this.dispatcher, window, states, this.stop) : null;
+				setup.heartbeatTable(), config.admin(), decoders, this.dispatcher, window, states, this.stop) : null;
 	}
 
 	void start() {
@@ -215,6 +232,16 @@ final class DeliveryContract implements Runnable {
 				stream = this.config.streams().open(request());
 			}
 			catch (RuntimeException ex) {
+				// Before the hand-off the slot does not exist yet (12+): a snapshot's
+				// failure is not a loss.
+				LostSlots.Found lost = snapshotPending() ? null : this.lostSlots.afterFailure(ex, this.window.acked());
+				if (lost != null) {
+					if (!recovered(lost)) {
+						return;
+					}
+					tookOver = true;
+					continue;
+				}
 				Outcome outcome = classify(ex);
 				if (outcome == Outcome.STANDBY) {
 					standbyWaits++;
@@ -248,6 +275,7 @@ final class DeliveryContract implements Runnable {
 			streamedBefore = true;
 			Lsn ackedBefore = this.window.acked();
 			long started = System.nanoTime();
+			this.heartbeats.streamStarted();
 			this.states.streaming();
 			Throwable end = session(stream);
 			if (end == null) {
@@ -264,6 +292,14 @@ final class DeliveryContract implements Runnable {
 					|| System.nanoTime() - started > this.config.retryPolicy().maxInterval().toNanos()) {
 				reconnects = 0;
 				failures = 0;
+			}
+			LostSlots.Found lost = this.lostSlots.afterFailure(end, this.window.acked());
+			if (lost != null) {
+				if (!recovered(lost)) {
+					return;
+				}
+				tookOver = true;
+				continue;
 			}
 			Outcome outcome = classify(end);
 			if (outcome == Outcome.FATAL) {
@@ -285,6 +321,10 @@ final class DeliveryContract implements Runnable {
 		if (failure != null) {
 			fail(failure);
 		}
+	}
+
+	private boolean snapshotPending() {
+		return this.snapshot != null && this.snapshot.pending();
 	}
 
 	/**
@@ -313,8 +353,7 @@ final class DeliveryContract implements Runnable {
 		// for either.
 		boolean streaming = this.config.streaming() != null;
 		return new StreamRequest(this.config.slotName(), List.of(this.config.publicationName()), streaming ? 2 : 1,
-				this.binary, this.config.wantsMessages(), start, this.config.statusInterval(), this.config.temporary(),
-				streaming);
+				this.binary, this.messages, start, this.config.statusInterval(), this.config.temporary(), streaming);
 	}
 
 	private MessageAssembler assembler() {
@@ -481,6 +520,27 @@ final class DeliveryContract implements Runnable {
 		this.states.failed(cause);
 	}
 
+	/**
+	 * Goes on after a lost slot: from the new slot's start once recreated, or from a new
+	 * initial snapshot that creates it, else fails.
+	 * @return whether streaming goes on
+	 */
+	private boolean recovered(LostSlots.Found lost) {
+		if (lost.snapshotAgain() && this.snapshot != null) {
+			this.snapshot.again();
+			return true;
+		}
+		SlotInfo slot = lost.recreated();
+		if (slot == null) {
+			fail(lost.loss());
+			return false;
+		}
+		if (slot.confirmedFlushLsn() != null) {
+			this.window.baseline(slot.confirmedFlushLsn());
+		}
+		return true;
+	}
+
 	private void laneFailed(Throwable cause) {
 		if (this.fatal == null) {
 			this.fatal = cause;
@@ -575,10 +635,10 @@ final class DeliveryContract implements Runnable {
 		}
 		if (failure instanceof SlotNotFoundException || failure instanceof PublicationNotFoundException
 				|| failure instanceof InsufficientPrivilegeException || failure instanceof InvalidIdentifierException
-				|| failure instanceof WalLevelException || failure instanceof ReplicationConsumerException
-				|| failure instanceof HandlerFailedException || failure instanceof PgOutputDecodingException
-				|| failure instanceof RowDecodingException || failure instanceof ValueDecodingException
-				|| failure instanceof Error) {
+				|| failure instanceof WalLevelException || failure instanceof SlotLostException
+				|| failure instanceof ReplicationConsumerException || failure instanceof HandlerFailedException
+				|| failure instanceof PgOutputDecodingException || failure instanceof RowDecodingException
+				|| failure instanceof ValueDecodingException || failure instanceof Error) {
 			return Outcome.FATAL;
 		}
 		return Outcome.OTHER;

@@ -85,7 +85,7 @@ public final class PostlogAutoConfiguration {
 	PostlogListenerRegistry postlogListenerRegistry(PostlogProperties properties, DataSource dataSource,
 			PostlogConnectionDetails connectionDetails, ObjectProvider<ConsumerListener> listeners,
 			ObjectProvider<PostlogListenerRegistry.GroupObserver> groupObservers,
-			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ApplicationEventPublisher publisher,
+			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ObjectProvider<HeartbeatTracker> heartbeats,
 			ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
@@ -95,8 +95,8 @@ public final class PostlogAutoConfiguration {
 		SnapshotConnections snapshotConnections = SnapshotConnections.of(connectionDetails.getJdbcUrl(),
 				connectionDetails.getUsername(), connectionDetails.getPassword());
 		return new PostlogListenerRegistry(
-				new PostlogConsumerSetup(properties, dataSource, connectionFactory, snapshotConnections, publisher,
-						transactionManagers),
+				new PostlogConsumerSetup(properties, dataSource, connectionFactory, snapshotConnections,
+						heartbeats.getIfAvailable(), transactionManagers),
 				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
 				defaultErrorHandler(properties, deadLetter));
 	}

@@ -13,6 +13,7 @@ import java.util.concurrent.TimeUnit;
 
 import com.sun.management.OperatingSystemMXBean;
 import io.postlog.Change;
+import io.postlog.Lsn;
 import io.postlog.TableId;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.consumer.ConsumerListener;
@@ -34,9 +35,11 @@ import org.postgresql.PGProperty;
  * a {@link SnapshotReader} of the same table under a fresh exported snapshot (temporary
  * slot) with a sink that only counts ({@code reader}), and a {@link ReplicationConsumer}
  * taking the initial snapshot of a new slot through a change handler that only counts
- * ({@code consumer}: timed from {@code start()} to the hand-over, slot creation and the
- * publication's set-up included). Prints one {@code RESULT} line per leg and run.
- * Arguments: {@code url= user= table=bench_rows rows= parallelism=1,2,4 runs=3
+ * ({@code consumer}: timed from {@code start()} to the hand-over, set-up and slot
+ * creation included; {@code consumer-rows}: from the listener's {@code snapshotStarted}
+ * to its {@code snapshotCompleted}, the rows alone, as {@code copy-binary} is). Prints
+ * one {@code RESULT} line per leg and run. Arguments:
+ * {@code url= user= table=bench_rows rows= parallelism=1,2,4 runs=3
  * binary=true legs=reader,consumer}.
  */
 public final class SnapshotLeg {
@@ -111,6 +114,8 @@ public final class SnapshotLeg {
 	private static void consumer(String url, String user, String table, long rows, int run, int parallelism,
 			boolean binary) throws Exception {
 		long[] count = new long[1];
+		long[] rowsStarted = new long[2];
+		long[] rowsEnded = new long[2];
 		CountDownLatch handedOver = new CountDownLatch(1);
 		ReplicationConsumer consumer = ReplicationConsumer.builder()
 			.jdbcUrl(url, user, null)
@@ -123,7 +128,15 @@ public final class SnapshotLeg {
 			.listener(new ConsumerListener() {
 
 				@Override
+				public void snapshotStarted(Lsn consistentPoint, List<TableId> tables) {
+					rowsStarted[0] = System.nanoTime();
+					rowsStarted[1] = cpuNanos();
+				}
+
+				@Override
 				public void snapshotCompleted(SnapshotProgress progress) {
+					rowsEnded[0] = System.nanoTime();
+					rowsEnded[1] = cpuNanos();
 					handedOver.countDown();
 				}
 
@@ -140,6 +153,10 @@ public final class SnapshotLeg {
 		long cpuUsed = cpuNanos() - cpu;
 		consumer.stop();
 		report(binary ? "consumer" : "consumer-text", run, parallelism, count[0], rows, elapsed, cpuUsed);
+		// The rows alone, from the snapshot's export to the hand-over, as the COPY leg
+		// times its rows alone.
+		report(binary ? "consumer-rows" : "consumer-rows-text", run, parallelism, count[0], rows,
+				rowsEnded[0] - rowsStarted[0], rowsEnded[1] - rowsStarted[1]);
 	}
 
 	private static void report(String leg, int run, int parallelism, long received, long expected, long nanos,

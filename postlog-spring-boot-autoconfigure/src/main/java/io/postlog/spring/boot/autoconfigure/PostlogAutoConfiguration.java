@@ -137,7 +137,8 @@ public final class PostlogAutoConfiguration {
 		if (properties.getSlot().isFailover()) {
 			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode", snapshot.getMode(),
 					"An initial snapshot creates the slot with its snapshot, which cannot fail over yet; turn "
-							+ "postlog.slot.failover off, or take the snapshot first and turn it on after");
+							+ "postlog.slot.failover off, and once the slot exists enable failover on it with "
+							+ "ALTER_REPLICATION_SLOT <slot> (FAILOVER true) on a replication connection");
 		}
 	}
 

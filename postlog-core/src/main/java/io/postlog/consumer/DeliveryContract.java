@@ -64,7 +64,7 @@ import org.slf4j.LoggerFactory;
  * thread runs under {@link ConsumerThreads}, which makes its death a state change. A
  * reconnect that fails because the slot is lost is never retried into a new slot
  * silently: {@link LostSlots} fails the consumer, or recreates the slot and logs what was
- * skipped.</li>
+ * skipped (with an initial snapshot, drops it for a new snapshot to create).</li>
  * <li><b>Slow handlers.</b> The reader keeps the connection alive while delivery is
  * behind, the hand-off full, or the window at {@code maxUnacknowledged}.</li>
  * <li><b>Memory.</b> The hand-off is bounded in events and bytes; transaction
@@ -88,7 +88,8 @@ import org.slf4j.LoggerFactory;
  * order, lanes, acknowledgements, failures and memory are kept as above, and all
  * {@code SNAPSHOT} changes come before the stream; the slot is handed over only when
  * every batch is finished, and the stream then starts at its consistent point. A failure
- * is classified as a stream's is and the snapshot is taken again; a stop cancels it.</li>
+ * is classified as a stream's is (never as a lost slot: on 12+ the slot does not exist
+ * until the hand-off) and the snapshot is taken again; a stop cancels it.</li>
  * </ol>
  */
 final class DeliveryContract implements Runnable {

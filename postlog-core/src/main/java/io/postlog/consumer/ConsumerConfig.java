@@ -59,6 +59,8 @@ import org.jspecify.annotations.Nullable;
  * @param streaming how to buffer in-progress transactions the server streams, or
  * {@code null} to have the server send each transaction at its commit
  * @param walSafety failover, what to do with a lost slot, and heartbeats
+ * @param snapshot how to take the initial snapshot when the slot is created, or
+ * {@code null} to stream only
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
 		PublicationMode publicationMode, List<TableId> tables, @Nullable Boolean binary, LogicalDecoder decoder,
@@ -66,7 +68,8 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		int maxUnacknowledged, int readAheadEvents, long readAheadBytes, Duration stopTimeout,
 		ConsumerListener listener, ValueDecoders valueDecoders, List<Subscription> subscriptions,
 		LogicalStreamFactory streams, @Nullable AdminConnections admin, CheckpointStore checkpointStore,
-		int checkpointBatch, Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety) {
+		int checkpointBatch, Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety,
+		@Nullable SnapshotSettings snapshot) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -130,12 +133,46 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 			throw new ReplicationConsumerException("Recreating a lost slot needs a slot lifecycle under which the "
 					+ "consumer creates slots, not EXISTING: use CREATE_IF_MISSING or OWNED, or fail on a lost slot");
 		}
+		if (snapshot != null) {
+			requireSnapshotSupported(slotLifecycle, admin, checkpointStore, walSafety);
+			if (!(decoder instanceof PgOutputLogicalDecoder)) {
+				// The snapshot's slot is created, and its position handed over, for
+				// pgoutput.
+				throw new ReplicationConsumerException("An initial snapshot is taken for the pgoutput plugin only, not "
+						+ decoder.plugin() + ": stream with pgoutput, or without an initial snapshot");
+			}
+		}
 		if (checkpointStore.transactional()) {
 			for (Subscription subscription : subscriptions) {
 				if (subscription.concurrency() > 1 || subscription.acknowledging()) {
 					throw new IncompatibleSubscriptionException(subscription, checkpointStore);
 				}
 			}
+		}
+	}
+
+	private static void requireSnapshotSupported(SlotLifecycle slotLifecycle, @Nullable AdminConnections admin,
+			CheckpointStore checkpointStore, WalSafety walSafety) {
+		if (admin == null) {
+			throw new ReplicationConsumerException("An initial snapshot creates the slot and reads the tables, which "
+					+ "needs an admin connection: set adminDataSource or jdbcUrl");
+		}
+		if (slotLifecycle == SlotLifecycle.TEMPORARY) {
+			throw new ReplicationConsumerException("An initial snapshot is handed over to a slot that outlives its "
+					+ "connection, and a temporary slot ends with it: use slot lifecycle OWNED (dropped on stop) or "
+					+ "CREATE_IF_MISSING");
+		}
+		if (checkpointStore.transactional()) {
+			throw new ReplicationConsumerException("An initial snapshot cannot be delivered inside the sink "
+					+ "transactions of a transactional checkpoint store yet: use the slot-only store with it, or no "
+					+ "initial snapshot");
+		}
+		if (walSafety.failover()) {
+			// From 12 the slot is a copy of the snapshot's temporary slot, and PostgreSQL
+			// neither gives a temporary slot failover nor copies it.
+			throw new ReplicationConsumerException("An initial snapshot hands over to a slot that PostgreSQL creates "
+					+ "without failover: turn failover off, and once the slot exists enable it with "
+					+ "ALTER_REPLICATION_SLOT <slot> (FAILOVER true) on a replication connection");
 		}
 	}
 

@@ -27,6 +27,7 @@ import io.postlog.decoder.DecoderRequest;
 import io.postlog.decoder.LogicalDecoder;
 import io.postlog.decoder.TableSelection;
 import io.postlog.heartbeat.HeartbeatWriter;
+import io.postlog.snapshot.SnapshotHandOff;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -134,9 +135,13 @@ final class ConsumerSetup {
 		report.throwIfFailed();
 		LostSlots lostSlots = new LostSlots(this.config);
 		SlotLostException lost = lostSlots.atStart(admin);
-		boolean slotExists = lost == null && admin.slot(this.config.slotName()).isPresent();
+		SlotInfo existing = (lost == null) ? admin.slot(this.config.slotName()).orElse(null) : null;
+		boolean slotExists = existing != null;
 		if (lifecycle == SlotLifecycle.EXISTING && !slotExists) {
 			throw new SlotNotFoundException(this.config.slotName(), null);
+		}
+		if (this.config.snapshot() != null && lifecycle == SlotLifecycle.EXISTING) {
+			throw SnapshotHandOff.refusedForExistingSlot(this.config.slotName(), existing);
 		}
 		if (!slotExists && createsSlot(lifecycle) && !admin.hasReplicationPrivilege()) {
 			// Refuse before the publication is made: a half set-up would stay behind.
@@ -149,12 +154,18 @@ final class ConsumerSetup {
 				request = textIfUnsendable(admin, request, tables);
 			}
 		}
-		SlotInfo slot = admin.ensureSlot(this.config.slotName(), lifecycle, decoder.plugin(), safety.failover());
-		if (lost != null) {
-			lostSlots.recreated(lost, lost.lastConfirmedLsn(), slot);
+		if (this.config.snapshot() == null || slotExists) {
+			// A slot that exists is checked (its plugin and database) either way.
+			SlotInfo slot = admin.ensureSlot(this.config.slotName(), lifecycle, decoder.plugin(), safety.failover());
+			if (lost != null) {
+				lostSlots.recreated(lost, lost.lastConfirmedLsn(), slot);
+			}
+			if (!slot.temporary() && !slot.active()) {
+				checkSlot(connection, admin, request, !slotExists);
+			}
 		}
-		if (!slot.temporary() && !slot.active()) {
-			checkSlot(connection, admin, request, !slotExists);
+		else if (lost != null) {
+			lostSlots.snapshotAgain(lost);
 		}
 		return new Result(version, request, heartbeatTable);
 	}

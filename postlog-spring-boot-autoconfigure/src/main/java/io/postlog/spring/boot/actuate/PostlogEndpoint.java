@@ -12,6 +12,7 @@ import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotStatistics;
 import io.postlog.consumer.ConsumerState;
+import io.postlog.consumer.SnapshotProgress;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
@@ -24,10 +25,11 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
  * The {@code postlog} actuator endpoint: per consumer group, the consumer's state, its
- * listeners with their last errors, its slot and publication, positions and lag; and
- * every logical slot on the server, of every database and plugin, with postlog's own (any
- * group's) marked, so that a forgotten slot is seen before it fills the disk. Reads the
- * server on each call. Thread-safe.
+ * listeners with their last errors, its slot and publication, positions and lag, and its
+ * initial snapshot with rows done and estimated per table; and every logical slot on the
+ * server, of every database and plugin, with postlog's own (any group's) marked, so that
+ * a forgotten slot is seen before it fills the disk. Reads the server on each call.
+ * Thread-safe.
  */
 @Endpoint(id = "postlog")
 public class PostlogEndpoint {
@@ -72,10 +74,10 @@ public class PostlogEndpoint {
 			// The streaming monitor watches the default group's consumer.
 			consumers.add(describe(group.displayName(), group.state(), group.ackedLsn(), group.lastCommitTime(),
 					group.lastFailure(), group.listeners(), group.monitor(),
-					PostlogConsumerGroup.DEFAULT.equals(group.name()) ? streaming() : null));
+					PostlogConsumerGroup.DEFAULT.equals(group.name()) ? streaming() : null, group.snapshot()));
 		}
 		if (consumers.isEmpty()) {
-			consumers.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming()));
+			consumers.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming(), null));
 		}
 		return new PostlogDescriptor(consumers, server(this.monitor.server(), ownSlots()));
 	}
@@ -92,7 +94,7 @@ public class PostlogEndpoint {
 	private static ConsumerDescriptor describe(String group, @Nullable ConsumerState state, @Nullable Lsn ackedLsn,
 			@Nullable Instant lastCommitTime, @Nullable Throwable failure,
 			List<PostlogConsumerGroup.ListenerInfo> listeners, PostlogSlotMonitor monitor,
-			@Nullable StreamingDescriptor streaming) {
+			@Nullable StreamingDescriptor streaming, @Nullable SnapshotProgress snapshot) {
 		PostlogSlotMonitor.SlotStatus status = monitor.status();
 		SlotInfo slot = status.slot();
 		return new ConsumerDescriptor(group, (state != null) ? state.name() : "NOT_STARTED", text(ackedLsn),
@@ -103,7 +105,24 @@ public class PostlogEndpoint {
 						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null),
 				new PublicationDescriptor(monitor.publicationName(),
 						monitor.publicationTables().stream().map(TableId::toString).toList()),
-				status.currentLsn().toString(), status.lagBytes(), streaming);
+				status.currentLsn().toString(), status.lagBytes(), streaming, snapshot(snapshot, status));
+	}
+
+	private static @Nullable SnapshotDescriptor snapshot(@Nullable SnapshotProgress progress,
+			PostlogSlotMonitor.SlotStatus status) {
+		SlotInfo snapshotSlot = status.snapshotSlot();
+		if (progress == null && snapshotSlot == null) {
+			return null;
+		}
+		List<TableProgressDescriptor> tables = (progress != null) ? progress.tables()
+			.stream()
+			.map((table) -> new TableProgressDescriptor(table.table().toString(), table.rowsDone(),
+					table.rowsEstimated(), table.chunksDone(), table.chunksTotal(), table.done()))
+			.toList() : List.of();
+		return new SnapshotDescriptor((progress == null) ? "ELSEWHERE" : progress.complete() ? "COMPLETE" : "RUNNING",
+				(progress != null) ? progress.consistentPoint().toString() : null,
+				(progress != null) ? progress.rowsDone() : null, (progress != null) ? progress.rowsEstimated() : null,
+				tables, (snapshotSlot != null) ? snapshotSlot.slotName() : null);
 	}
 
 	private static ServerDescriptor server(PostlogSlotMonitor.ServerStatus server, Set<String> ownSlots) {
@@ -228,11 +247,46 @@ public class PostlogEndpoint {
 	 * @param serverLsn the server's current WAL position
 	 * @param lagBytes the WAL the slot retains beyond its confirmed position
 	 * @param streaming large transactions: the consumer's and the server's spill
+	 * @param snapshot the initial snapshot, while it runs or once handed over; or
+	 * {@code null} when none was taken by this consumer and none is being taken
 	 */
 	public record ConsumerDescriptor(String group, String state, @Nullable String ackedLsn,
 			@Nullable String lastCommitTime, @Nullable String lastError,
 			List<PostlogConsumerGroup.ListenerInfo> listeners, SlotDescriptor slot, PublicationDescriptor publication,
-			String serverLsn, @Nullable Long lagBytes, @Nullable StreamingDescriptor streaming) {
+			String serverLsn, @Nullable Long lagBytes, @Nullable StreamingDescriptor streaming,
+			@Nullable SnapshotDescriptor snapshot) {
+	}
+
+	/**
+	 * A consumer's initial snapshot.
+	 *
+	 * @param state {@code RUNNING} while this consumer delivers it, {@code COMPLETE} once
+	 * handed over, {@code ELSEWHERE} while another instance takes it (its temporary slot
+	 * exists)
+	 * @param consistentPoint its consistent point, where the stream takes over
+	 * @param rowsDone rows delivered to the listeners
+	 * @param rowsEstimated rows the catalog expects, {@code -1} when a table's estimate
+	 * is unknown
+	 * @param tables each table's progress
+	 * @param temporarySlot the snapshot's temporary slot while the permanent one does not
+	 * exist yet (PostgreSQL 12+)
+	 */
+	public record SnapshotDescriptor(String state, @Nullable String consistentPoint, @Nullable Long rowsDone,
+			@Nullable Long rowsEstimated, List<TableProgressDescriptor> tables, @Nullable String temporarySlot) {
+	}
+
+	/**
+	 * The snapshot of one table.
+	 *
+	 * @param table the table
+	 * @param rowsDone rows delivered
+	 * @param rowsEstimated rows the catalog expects, {@code -1} when unknown
+	 * @param chunksDone chunks read to the end
+	 * @param chunksTotal chunks the table was split into
+	 * @param done whether every row was delivered
+	 */
+	public record TableProgressDescriptor(String table, long rowsDone, long rowsEstimated, int chunksDone,
+			int chunksTotal, boolean done) {
 	}
 
 	/**

@@ -18,6 +18,7 @@ import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.stream.ReplicationConnectionFactory;
 import org.jspecify.annotations.Nullable;
 
@@ -49,16 +50,19 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final ReplicationConnectionFactory connectionFactory;
 
+	private final SnapshotConnections snapshotConnections;
+
 	private final @Nullable HeartbeatTracker heartbeats;
 
 	private final ObjectProvider<PlatformTransactionManager> transactionManagers;
 
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
-			ReplicationConnectionFactory connectionFactory, @Nullable HeartbeatTracker heartbeats,
-			ObjectProvider<PlatformTransactionManager> transactionManagers) {
+			ReplicationConnectionFactory connectionFactory, SnapshotConnections snapshotConnections,
+			@Nullable HeartbeatTracker heartbeats, ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
+		this.snapshotConnections = snapshotConnections;
 		this.heartbeats = heartbeats;
 		this.transactionManagers = transactionManagers;
 	}
@@ -111,6 +115,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			}
 		}
 		checkpoint(builder, this.properties.getCheckpoint(), slotName);
+		snapshot(builder);
 		return new PostlogListenerRegistry.GroupPlan(streaming(builder),
 				new PostlogSlotMonitor(this.dataSource, slotName, publicationName),
 				this.properties.getPublication().getMode(), tables, this.dataSource, decoder);
@@ -166,6 +171,20 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 		store.initialize();
 		builder.checkpointStore(store)
 			.checkpointBatch(checkpoint.getBatchTransactions(), checkpoint.getBatchMaxDelay());
+	}
+
+	/**
+	 * Configures the initial snapshot of one consumer: each group snapshots its own
+	 * publication's tables when its slot is created.
+	 */
+	private void snapshot(ReplicationConsumer.Builder builder) {
+		PostlogProperties.Snapshot snapshot = this.properties.getSnapshot();
+		if (snapshot.getMode() != PostlogProperties.SnapshotMode.INITIAL) {
+			return;
+		}
+		builder.initialSnapshot(snapshot.getParallelism(), snapshot.getChunkSize())
+			.snapshotMarkerTable(TableId.parse(snapshot.getMarkerTable()))
+			.snapshotConnections(this.snapshotConnections);
 	}
 
 	private PlatformTransactionManager transactionManager() {

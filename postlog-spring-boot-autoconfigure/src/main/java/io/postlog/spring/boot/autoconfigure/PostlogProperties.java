@@ -569,10 +569,28 @@ public class PostlogProperties {
 	public static class Snapshot {
 
 		/**
-		 * Whether to read the published tables when the slot is created. Only never is
-		 * supported so far.
+		 * Whether to read the published tables when postlog creates the slot, and deliver
+		 * every row as a SNAPSHOT change before streaming from the slot's consistent
+		 * point.
 		 */
 		private SnapshotMode mode = SnapshotMode.NEVER;
+
+		/**
+		 * Number of connections that read the snapshot at once, 1 to 64.
+		 */
+		private int parallelism = 2;
+
+		/**
+		 * About how many rows one chunk of a table holds; chunks are read one COPY each.
+		 */
+		private int chunkSize = 100_000;
+
+		/**
+		 * Table, as schema.table or table (public), in which a snapshot on PostgreSQL 10
+		 * and 11 records whether it completed; created when needed. Unused from
+		 * PostgreSQL 12 on.
+		 */
+		private String markerTable = "postlog_snapshot";
 
 		public SnapshotMode getMode() {
 			return this.mode;
@@ -580,6 +598,30 @@ public class PostlogProperties {
 
 		public void setMode(SnapshotMode mode) {
 			this.mode = mode;
+		}
+
+		public int getParallelism() {
+			return this.parallelism;
+		}
+
+		public void setParallelism(int parallelism) {
+			this.parallelism = parallelism;
+		}
+
+		public int getChunkSize() {
+			return this.chunkSize;
+		}
+
+		public void setChunkSize(int chunkSize) {
+			this.chunkSize = chunkSize;
+		}
+
+		public String getMarkerTable() {
+			return this.markerTable;
+		}
+
+		public void setMarkerTable(String markerTable) {
+			this.markerTable = markerTable;
 		}
 
 	}
@@ -592,7 +634,10 @@ public class PostlogProperties {
 		/** Stream changes only. */
 		NEVER,
 
-		/** Deliver every existing row as a SNAPSHOT change first (not supported yet). */
+		/**
+		 * When postlog creates the slot, deliver every existing row as a SNAPSHOT change
+		 * first.
+		 */
 		INITIAL
 
 	}

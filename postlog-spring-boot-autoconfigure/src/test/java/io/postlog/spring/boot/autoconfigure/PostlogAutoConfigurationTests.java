@@ -308,15 +308,41 @@ class PostlogAutoConfigurationTests {
 	}
 
 	@Test
-	void refusesSnapshotsNotSupportedYet() {
-		for (String property : List.of("postlog.snapshot.mode=initial")) {
-			this.runner.withPropertyValues(property)
+	void bindsTheSnapshotProperties() {
+		this.runner
+			.withPropertyValues("postlog.snapshot.mode=initial", "postlog.snapshot.parallelism=4",
+					"postlog.snapshot.chunk-size=50000", "postlog.snapshot.marker-table=ops.snapshots")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				PostlogProperties.Snapshot snapshot = context.getBean(PostlogProperties.class).getSnapshot();
+				assertThat(snapshot.getMode()).isEqualTo(PostlogProperties.SnapshotMode.INITIAL);
+				assertThat(snapshot.getParallelism()).isEqualTo(4);
+				assertThat(snapshot.getChunkSize()).isEqualTo(50_000);
+				assertThat(snapshot.getMarkerTable()).isEqualTo("ops.snapshots");
+			});
+		this.runner.run((context) -> {
+			PostlogProperties.Snapshot snapshot = context.getBean(PostlogProperties.class).getSnapshot();
+			assertThat(snapshot.getParallelism()).isEqualTo(2);
+			assertThat(snapshot.getChunkSize()).isEqualTo(100_000);
+			assertThat(snapshot.getMarkerTable()).isEqualTo("postlog_snapshot");
+		});
+	}
+
+	@Test
+	void refusesSnapshotSettingsItCannotServe() {
+		Map<String, String> refusals = Map.of("postlog.snapshot.parallelism=0", "1 to 64",
+				"postlog.snapshot.parallelism=65", "1 to 64", "postlog.snapshot.chunk-size=0", "at least 1 row",
+				"postlog.slot.lifecycle=temporary", "temporary slot ends with it", "postlog.checkpoint.store=jdbc",
+				"postlog.checkpoint.store=slot with it", "postlog.slot.failover=true", "cannot fail over yet",
+				"postlog.decoder=wal2json", "pgoutput plugin only");
+		refusals
+			.forEach((property, message) -> this.runner.withPropertyValues("postlog.snapshot.mode=initial", property)
 				.run((context) -> assertThat(context).getFailure()
 					.rootCause()
 					.isInstanceOf(InvalidConfigurationPropertyValueException.class)
-					.hasMessageContaining(property.substring(0, property.indexOf('=')))
-					.hasMessageContaining("not supported"));
-		}
+					.hasMessageContaining(property.startsWith("postlog.snapshot.")
+							? property.substring(0, property.indexOf('=')) : "postlog.snapshot.mode")
+					.hasMessageContaining(message)));
 	}
 
 	@Test
@@ -382,7 +408,8 @@ class PostlogAutoConfigurationTests {
 				"postlog.streaming.memory", "postlog.streaming.spill-directory", "postlog.streaming.max-spill",
 				"postlog.listener.error-handler", "postlog.groups", "postlog.wal2json.allow-insert-only-tables",
 				"postlog.wal2json.numbers-as-strings", "postlog.wal2json.allow-non-finite-as-null",
-				"postlog.pglogical.replication-sets");
+				"postlog.pglogical.replication-sets", "postlog.snapshot.parallelism", "postlog.snapshot.chunk-size",
+				"postlog.snapshot.marker-table");
 		assertThat(properties).filteredOn((p) -> ((String) p.get("name")).startsWith("postlog."))
 			.allSatisfy((p) -> assertThat(p.get("description")).as((String) p.get("name")).isNotNull());
 		List<Map<String, Object>> hints = (List<Map<String, Object>>) metadata.get("hints");

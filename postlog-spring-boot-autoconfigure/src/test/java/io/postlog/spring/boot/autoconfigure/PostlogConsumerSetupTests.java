@@ -6,6 +6,7 @@ import io.postlog.TableId;
 import io.postlog.decoder.TableSelection;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.stream.ReplicationConnectionFactory;
 import org.junit.jupiter.api.Test;
 
@@ -68,9 +69,9 @@ class PostlogConsumerSetupTests {
 	}
 
 	private TableSelection selection(String group, List<TableId> listenerTables) {
-		PostlogConsumerSetup setup = new PostlogConsumerSetup(this.properties,
-				new SimpleDriverDataSource(new org.postgresql.Driver(), URL),
-				ReplicationConnectionFactory.of(URL, "postgres", null), null,
+		SimpleDriverDataSource dataSource = new SimpleDriverDataSource(new org.postgresql.Driver(), URL);
+		PostlogConsumerSetup setup = new PostlogConsumerSetup(this.properties, dataSource,
+				ReplicationConnectionFactory.of(URL, "postgres", null), SnapshotConnections.of(dataSource), null,
 				new StaticListableBeanFactory().getBeanProvider(PlatformTransactionManager.class));
 		PostlogListenerRegistry.GroupPlan plan = setup.prepare(group, listenerTables);
 		return plan.decoder().tableSelection();

@@ -73,6 +73,13 @@ w('- *client CPU*: user + system seconds of the client process for the whole run
   'changes (`ThreadMXBean.getThreadAllocatedBytes`).')
 w('')
 
+if 'spring-change-64m' in runs and 'spring-change' in runs:
+    small = statistics.median(expected / r['f2l'] for r in runs['spring-change-64m'])
+    spring = statistics.median(expected / r['f2l'] for r in runs['spring-change'])
+    w(f'- *spring-change-64m*: the `spring-change` application started with `-Xmx64m` (all else default); its rate '
+      f'is {small / spring:.2f}× the same application\'s under default flags in this run (medians).')
+    w('')
+
 if 'kafka-relay' in runs and 'spring-change' in runs:
     relay = statistics.median(expected / r['f2l'] for r in runs['kafka-relay'])
     spring = statistics.median(expected / r['f2l'] for r in runs['spring-change'])

@@ -10,7 +10,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,core-streaming,spring-change,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,debezium-connect,debezium-json
+ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,debezium-connect,debezium-json
 ROWS=1000000
 RUNS=3
 LEGS=$ALL_LEGS
@@ -91,13 +91,17 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 log "initdb and start PostgreSQL on 127.0.0.1:$PORT ($WORK)"
+# pglogical's extension runs workers that must be preloaded (its output plugin is a library
+# like wal2json's, loaded by the walsender).
+PGLOGICAL_OPTS=""
+has_leg core-pglogical && PGLOGICAL_OPTS="-c shared_preload_libraries=pglogical -c max_worker_processes=16"
 as_postgres "$PGBIN/initdb" -D "$WORK/pg/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
 # fsync off: a throwaway server on a shared disk; commits still go through the WAL flush
 # path, so walsenders see them as soon as they are written (synchronous_commit stays on).
 as_postgres "$PGBIN/pg_ctl" -D "$WORK/pg/data" -l "$WORK/pg/log" -w -t 60 -o "-p $PORT \
 	-c listen_addresses=127.0.0.1 -c unix_socket_directories=$WORK/pg -c wal_level=logical \
 	-c max_replication_slots=100 -c max_wal_senders=20 -c fsync=off -c full_page_writes=off \
-	-c shared_buffers=512MB -c max_wal_size=16GB -c checkpoint_timeout=1h -c wal_sender_timeout=5min" \
+	-c shared_buffers=512MB -c max_wal_size=16GB -c checkpoint_timeout=1h -c wal_sender_timeout=5min $PGLOGICAL_OPTS" \
 	start >/dev/null
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U postgres)
 "${PSQL[@]}" -d postgres -c "CREATE DATABASE bench"
@@ -108,6 +112,12 @@ PG_VERSION=$(sql "SELECT version()")
 
 sql "CREATE TABLE bench_rows(id bigint PRIMARY KEY, a int, b text, c timestamptz, d numeric(12,2), e jsonb)"
 sql "CREATE PUBLICATION bench_pub FOR TABLE bench_rows"
+if has_leg core-pglogical; then
+	# pglogical_output streams the tables of the local node's replication sets.
+	sql "CREATE EXTENSION pglogical"
+	sql "SELECT 1 FROM pglogical.create_node(node_name := 'bench', dsn := 'host=127.0.0.1 port=$PORT dbname=bench')" >/dev/null
+	sql "SELECT 1 FROM pglogical.replication_set_add_table('default', 'bench_rows')" >/dev/null
+fi
 
 # --- build --------------------------------------------------------------------------------
 PROFILE=()
@@ -124,10 +134,13 @@ JAVA=(java "${JAVA_OPTS[@]}" -cp "$CP")
 
 # --- workload -----------------------------------------------------------------------------
 slot_name() { echo "s_${1//-/_}_$2"; }
+slot_plugin() {
+	case "$1" in core-wal2json) echo wal2json ;; core-pglogical) echo pglogical_output ;; *) echo pgoutput ;; esac
+}
 log "create $((RUNS * ${#LEG_LIST[@]})) slots"
 for run in $(seq 1 "$RUNS"); do
 	for leg in "${LEG_LIST[@]}"; do
-		sql "SELECT 1 FROM pg_create_logical_replication_slot('$(slot_name "$leg" "$run")', 'pgoutput')" >/dev/null
+		sql "SELECT 1 FROM pg_create_logical_replication_slot('$(slot_name "$leg" "$run")', '$(slot_plugin "$leg")')" >/dev/null
 	done
 done
 sql "SELECT 1 FROM pg_create_logical_replication_slot('s_check', 'pgoutput')" >/dev/null
@@ -173,9 +186,14 @@ leg_command() { # leg slot expected latency ready
 		pgjdbc-raw) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.RawPgjdbcLeg "${common[@]}" ;;
 		core-binary) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=true ;;
 		core-text) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=false ;;
+		core-wal2json) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" decoder=wal2json table=bench_rows ;;
+		core-pglogical) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" decoder=pglogical sets=default ;;
 		core-streaming) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=true streaming=true \
 			spill="$WORK/spill" ;;
 		spring-change) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=change ;;
+		# The same application in a small container's heap.
+		spring-change-64m) echo java -Xmx64m "${JAVA_OPTS[@]}" -cp "$CP" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" \
+			listener=change ;;
 		spring-record) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=record ;;
 		kafka-relay) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaRelayLeg "${common[@]}" ;;
 		spring-sink-slot | spring-sink-jdbc) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SinkLeg "${common[@]}" \

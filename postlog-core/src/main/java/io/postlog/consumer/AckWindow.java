@@ -92,6 +92,19 @@ final class AckWindow {
 		return open(lsn, false);
 	}
 
+	/**
+	 * Opens the entry of a batch of initial snapshot rows. Every batch gets an entry of
+	 * its own: they all share the consistent point as their commit LSN, and none is sent
+	 * again.
+	 * @param consistentPoint the snapshot's consistent point
+	 * @return the entry
+	 */
+	synchronized Entry snapshot(Lsn consistentPoint) {
+		Entry entry = new Entry(consistentPoint);
+		this.entries.add(entry);
+		return entry;
+	}
+
 	private Entry open(Lsn commitLsn, boolean dropUnfinished) {
 		Iterator<Entry> iterator = this.entries.iterator();
 		while (iterator.hasNext()) {
@@ -134,6 +147,17 @@ final class AckWindow {
 	 */
 	synchronized void forget(java.util.Collection<Entry> forgotten) {
 		this.entries.removeAll(forgotten);
+		notifyAll();
+	}
+
+	/**
+	 * Forgets the entries of an initial snapshot that was not handed over: it is taken
+	 * again, with a consistent point of its own, and whatever of it is still held no
+	 * longer counts.
+	 * @param consistentPoint the snapshot's consistent point
+	 */
+	synchronized void forgetSnapshot(Lsn consistentPoint) {
+		this.entries.removeIf((entry) -> entry.commitLsn.equals(consistentPoint));
 		notifyAll();
 	}
 

@@ -1,9 +1,11 @@
 package io.postlog.consumer;
 
 import java.time.Duration;
+import java.util.List;
 
 import io.postlog.Change;
 import io.postlog.Lsn;
+import io.postlog.TableId;
 import io.postlog.Transaction;
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.SlotLostException;
@@ -11,7 +13,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Observes a consumer, for metrics and logs. Called on the consumer's threads; methods
- * must be quick and must not throw. Every method does nothing by default.
+ * must be quick and must not throw, except {@link #snapshotStarted}. Every method does
+ * nothing by default.
  */
 public interface ConsumerListener {
 
@@ -90,6 +93,29 @@ public interface ConsumerListener {
 	 * @param totalBytes the bytes written to spill files since the consumer started
 	 */
 	default void spilled(long bytes, long totalBytes) {
+	}
+
+	/**
+	 * The initial snapshot begins; its rows, {@link io.postlog.Operation#SNAPSHOT}
+	 * changes, follow. Called on the delivery thread before the first row, and delivery
+	 * waits for it: unlike the other methods it may take its time, for example to clear a
+	 * read model. A snapshot that is taken again (after a crash, a lost connection or a
+	 * failure, in this process or another) is a new state of the tables: a row deleted
+	 * since an interrupted snapshot delivered it is not deleted by the next one, so a
+	 * read model built from snapshot rows starts over here. An exception ends this
+	 * attempt, which is retried as a failed delivery is.
+	 * @param consistentPoint the snapshot's consistent point, the commit LSN of its rows
+	 * @param tables the tables it reads
+	 */
+	default void snapshotStarted(Lsn consistentPoint, List<TableId> tables) {
+	}
+
+	/**
+	 * The initial snapshot was delivered (every listener returned and acknowledged) and
+	 * handed over to the slot, whose stream starts at its consistent point.
+	 * @param progress what was delivered, per table
+	 */
+	default void snapshotCompleted(SnapshotProgress progress) {
 	}
 
 }

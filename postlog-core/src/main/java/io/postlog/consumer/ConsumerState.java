@@ -8,6 +8,12 @@ public enum ConsumerState {
 	/** Connecting and starting the stream. */
 	STARTING,
 
+	/**
+	 * Delivering the initial snapshot: every row of the published tables as a
+	 * {@link io.postlog.Operation#SNAPSHOT} change, before the stream starts.
+	 */
+	SNAPSHOT,
+
 	/** Waiting because another process holds the slot; retried until it is free. */
 	STANDBY,
 

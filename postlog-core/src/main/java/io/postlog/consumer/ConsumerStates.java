@@ -9,8 +9,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The consumer's current state; tells the listener of every move. {@code RUNNING} means a
- * stream is open and every subscription is being called; while any subscription waits to
- * retry, the state is {@code RETRYING}. Thread-safe.
+ * stream is open and every subscription is being called, {@code SNAPSHOT} that the
+ * initial snapshot is being delivered; while any subscription waits to retry, the state
+ * is {@code RETRYING}. Thread-safe.
  */
 final class ConsumerStates {
 
@@ -24,7 +25,8 @@ final class ConsumerStates {
 
 	private final String slotName;
 
-	private volatile boolean streaming;
+	/** What delivery is doing when no subscription retries: RUNNING, SNAPSHOT or none. */
+	private volatile @Nullable ConsumerState delivering;
 
 	private volatile boolean ended;
 
@@ -54,8 +56,20 @@ final class ConsumerStates {
 	 * waits to retry.
 	 */
 	void streaming() {
-		this.streaming = true;
-		moveTo((this.retryingSubscriptions.get() > 0) ? ConsumerState.RETRYING : ConsumerState.RUNNING, null);
+		delivering(ConsumerState.RUNNING);
+	}
+
+	/**
+	 * The initial snapshot is being delivered: {@code SNAPSHOT}, or {@code RETRYING}
+	 * while a subscription still waits to retry.
+	 */
+	void snapshot() {
+		delivering(ConsumerState.SNAPSHOT);
+	}
+
+	private void delivering(ConsumerState state) {
+		this.delivering = state;
+		moveTo((this.retryingSubscriptions.get() > 0) ? ConsumerState.RETRYING : state, null);
 	}
 
 	/**
@@ -63,7 +77,7 @@ final class ConsumerStates {
 	 * @param cause why
 	 */
 	void reconnecting(Throwable cause) {
-		this.streaming = false;
+		this.delivering = null;
 		moveTo(ConsumerState.RETRYING, cause);
 	}
 
@@ -72,7 +86,7 @@ final class ConsumerStates {
 	 * @param cause the refusal
 	 */
 	void standby(Throwable cause) {
-		this.streaming = false;
+		this.delivering = null;
 		moveTo(ConsumerState.STANDBY, cause);
 	}
 
@@ -90,13 +104,14 @@ final class ConsumerStates {
 	 * gave up).
 	 */
 	void subscriptionRecovered() {
-		if (this.retryingSubscriptions.decrementAndGet() <= 0 && this.streaming) {
-			moveTo(ConsumerState.RUNNING, null);
+		ConsumerState state = this.delivering;
+		if (this.retryingSubscriptions.decrementAndGet() <= 0 && state != null) {
+			moveTo(state, null);
 		}
 	}
 
 	void failed(Throwable cause) {
-		this.streaming = false;
+		this.delivering = null;
 		moveTo(ConsumerState.FAILED, cause);
 	}
 

@@ -1,8 +1,10 @@
 package io.postlog.consumer;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -11,15 +13,26 @@ import io.postlog.PostlogException;
 import io.postlog.admin.ConnectionLostException;
 import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.InvalidIdentifierException;
+import io.postlog.admin.PgErrors;
 import io.postlog.admin.PublicationNotFoundException;
+import io.postlog.admin.SlotConflictException;
 import io.postlog.admin.SlotInUseException;
 import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotLostException;
 import io.postlog.admin.SlotNotFoundException;
+import io.postlog.admin.SlotPluginMismatchException;
 import io.postlog.admin.WalLevelException;
+import io.postlog.decoder.DecoderCatalog;
+import io.postlog.decoder.DecoderRefusedException;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.PluginDecodingException;
+import io.postlog.decoder.StreamDecoder;
 import io.postlog.pgoutput.PgOutputDecodingException;
 import io.postlog.pgoutput.RowDecoder;
 import io.postlog.pgoutput.RowDecodingException;
+import io.postlog.snapshot.InvalidSnapshotNameException;
+import io.postlog.snapshot.SnapshotReadException;
+import io.postlog.snapshot.SnapshotRefusedException;
 import io.postlog.stream.LogicalStream;
 import io.postlog.stream.StreamRequest;
 import io.postlog.types.ValueDecoders;
@@ -42,7 +55,8 @@ import org.slf4j.LoggerFactory;
  * <li><b>Redelivery.</b> Every session starts at the acknowledged position; what the
  * server sends again is skipped per subscription by its own progress
  * ({@link Dispatcher}), and change ids are built from slot, commit LSN and index
- * ({@link PgOutputAssembler}).</li>
+ * ({@link PgOutputAssembler}), whatever the plugin: a decoder of another plugin yields
+ * pgoutput's own messages, its commit LSN taken from its own commit message.</li>
  * <li><b>Empty transactions</b> complete in the window at once; the reader acknowledges
  * keepalive positions while nothing is in flight. Heartbeats coming back are empty for
  * every subscription: {@link Heartbeats} reports them to the heartbeat monitor, which
@@ -57,7 +71,7 @@ import org.slf4j.LoggerFactory;
  * thread runs under {@link ConsumerThreads}, which makes its death a state change. A
  * reconnect that fails because the slot is lost is never retried into a new slot
  * silently: {@link LostSlots} fails the consumer, or recreates the slot and logs what was
- * skipped.</li>
+ * skipped (with an initial snapshot, drops it for a new snapshot to create).</li>
  * <li><b>Slow handlers.</b> The reader keeps the connection alive while delivery is
  * behind, the hand-off full, or the window at {@code maxUnacknowledged}.</li>
  * <li><b>Memory.</b> The hand-off is bounded in events and bytes; transaction
@@ -75,6 +89,14 @@ import org.slf4j.LoggerFactory;
  * transaction that needs more than {@code maxSpill} fails the consumer
  * ({@link SpillLimitExceededException}, fatal) before its commit is read, so nothing from
  * it on is acknowledged; the spill files go with the session.</li>
+ * <li><b>Initial snapshot</b> (DESIGN.md, "Snapshots and backfills"). Before the first
+ * stream, {@link InitialSnapshot} takes the slot's hand-off on this thread: it delivers
+ * every snapshot row through the {@link Dispatcher} in batches between transactions, so
+ * order, lanes, acknowledgements, failures and memory are kept as above, and all
+ * {@code SNAPSHOT} changes come before the stream; the slot is handed over only when
+ * every batch is finished, and the stream then starts at its consistent point. A failure
+ * is classified as a stream's is (never as a lost slot: on 12+ the slot does not exist
+ * until the hand-off) and the snapshot is taken again; a stop cancels it.</li>
  * </ol>
  */
 final class DeliveryContract implements Runnable {
@@ -87,9 +109,12 @@ final class DeliveryContract implements Runnable {
 
 	private final ConsumerConfig config;
 
-	private final boolean binary;
+	private final ConsumerSetup.Result setup;
 
-	private final boolean messages;
+	/**
+	 * The catalog of decoders other than pgoutput, which always have admin connections.
+	 */
+	private final @Nullable DecoderCatalog catalog;
 
 	private final Heartbeats heartbeats;
 
@@ -111,6 +136,8 @@ final class DeliveryContract implements Runnable {
 
 	private final StreamingSpill spill;
 
+	private final @Nullable InitialSnapshot snapshot;
+
 	private volatile @Nullable StreamReader reader;
 
 	private volatile @Nullable Throwable fatal;
@@ -121,8 +148,9 @@ final class DeliveryContract implements Runnable {
 			ValueDecoders decoders, StreamingSpill spill) {
 		this.config = config;
 		this.spill = spill;
-		this.binary = setup.binary();
-		this.messages = setup.messages();
+		this.setup = setup;
+		AdminConnections admin = config.admin();
+		this.catalog = (admin != null) ? new AdminDecoderCatalog(admin) : null;
 		this.heartbeats = new Heartbeats(config.walSafety().heartbeatMonitor(), setup.heartbeatTable());
 		this.lostSlots = new LostSlots(config);
 		this.states = states;
@@ -133,6 +161,9 @@ final class DeliveryContract implements Runnable {
 				this::laneFailed);
 		this.slotCheck = (config.admin() != null && !config.temporary())
 				? new SlotPositionCheck(config.admin(), config.slotName(), window, config.listener()) : null;
+		SnapshotSettings snapshot = config.snapshot();
+		this.snapshot = (snapshot != null && config.admin() != null) ? new InitialSnapshot(config, snapshot,
+				setup.heartbeatTable(), config.admin(), decoders, this.dispatcher, window, states, this.stop) : null;
 	}
 
 	void start() {
@@ -147,6 +178,10 @@ final class DeliveryContract implements Runnable {
 	 */
 	void requestStop(Duration timeout) {
 		this.stop.request(timeout);
+		if (this.snapshot != null) {
+			// A snapshot cut short is taken again: nothing in it is worth waiting for.
+			this.snapshot.cancel();
+		}
 	}
 
 	/**
@@ -167,7 +202,14 @@ final class DeliveryContract implements Runnable {
 		if (current != null) {
 			current.abort();
 		}
+		if (this.snapshot != null) {
+			this.snapshot.cancel();
+		}
 		this.threads.interruptAll();
+	}
+
+	@Nullable SnapshotProgress snapshotProgress() {
+		return (this.snapshot != null) ? this.snapshot.progress() : null;
 	}
 
 	List<String> aliveThreads() {
@@ -198,10 +240,13 @@ final class DeliveryContract implements Runnable {
 		while (!this.stop.requested() && this.fatal == null) {
 			LogicalStream stream;
 			try {
+				handOver();
 				stream = this.config.streams().open(request());
 			}
 			catch (RuntimeException ex) {
-				LostSlots.Found lost = this.lostSlots.afterFailure(ex, this.window.acked());
+				// Before the hand-off the slot does not exist yet (12+): a snapshot's
+				// failure is not a loss.
+				LostSlots.Found lost = snapshotPending() ? null : this.lostSlots.afterFailure(ex, this.window.acked());
 				if (lost != null) {
 					if (!recovered(lost)) {
 						return;
@@ -290,22 +335,46 @@ final class DeliveryContract implements Runnable {
 		}
 	}
 
-	private StreamRequest request() {
-		Lsn start = this.config.temporary() ? Lsn.INVALID : this.window.acked();
-		// Protocol 2 is the first that streams; protocol 4's parallel streaming would
-		// only
-		// add an abort's LSN and time, and a consumer delivering in commit order has no
-		// use
-		// for either.
-		boolean streaming = this.config.streaming() != null;
-		return new StreamRequest(this.config.slotName(), List.of(this.config.publicationName()), streaming ? 2 : 1,
-				this.binary, this.messages, start, this.config.statusInterval(), this.config.temporary(), streaming);
+	private boolean snapshotPending() {
+		return this.snapshot != null && this.snapshot.pending();
 	}
 
+	/**
+	 * Takes the initial snapshot's hand-off until this process has handed one over, or
+	 * found the slot already there.
+	 */
+	private void handOver() {
+		if (this.snapshot == null || !this.snapshot.pending()) {
+			return;
+		}
+		try {
+			this.snapshot.run();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new ListenerRunner.StopRequested();
+		}
+	}
+
+	private StreamRequest request() {
+		Lsn start = this.config.temporary() ? Lsn.INVALID : this.window.acked();
+		LogicalDecoder decoder = this.config.decoder();
+		return new StreamRequest(this.config.slotName(), decoder.plugin(),
+				decoder.startOptions(this.setup.serverVersion(), this.setup.request()), start,
+				this.config.statusInterval(), this.config.temporary());
+	}
+
+	/**
+	 * The session's assembler: pgoutput's payloads are decoded by the assembler itself,
+	 * another plugin's by a stream decoder made for this session over the admin
+	 * connections' catalog.
+	 */
 	private MessageAssembler assembler() {
 		boolean routing = this.config.subscriptions().stream().anyMatch((s) -> s.concurrency() > 1);
+		@Nullable StreamDecoder plugin = this.config.pgoutput() ? null : this.config.decoder()
+			.newStream(this.setup.serverVersion(), this.setup.request(), Objects.requireNonNull(this.catalog));
 		PgOutputAssembler assembler = new PgOutputAssembler(this.config.slotName(), new RowDecoder(this.decoders),
-				routing);
+				routing, plugin);
 		StreamingOptions streaming = this.config.streaming();
 		if (streaming == null) {
 			return assembler;
@@ -467,10 +536,15 @@ final class DeliveryContract implements Runnable {
 	}
 
 	/**
-	 * Goes on after a lost slot: from the new slot's start once recreated, else fails.
+	 * Goes on after a lost slot: from the new slot's start once recreated, or from a new
+	 * initial snapshot that creates it, else fails.
 	 * @return whether streaming goes on
 	 */
 	private boolean recovered(LostSlots.Found lost) {
+		if (lost.snapshotAgain() && this.snapshot != null) {
+			this.snapshot.again();
+			return true;
+		}
 		SlotInfo slot = lost.recreated();
 		if (slot == null) {
 			fail(lost.loss());
@@ -566,18 +640,33 @@ final class DeliveryContract implements Runnable {
 		if (failure instanceof SlotInUseException) {
 			return Outcome.STANDBY;
 		}
-		if (failure instanceof ConnectionLostException) {
+		if (failure instanceof ConnectionLostException || connectionFailed(failure)) {
 			return Outcome.CONNECTION;
+		}
+		if (failure instanceof SnapshotRefusedException || failure instanceof InvalidSnapshotNameException
+				|| failure instanceof SlotConflictException || failure instanceof SlotPluginMismatchException
+				|| (failure instanceof SnapshotReadException && failure.getCause() instanceof ValueDecodingException)) {
+			return Outcome.FATAL;
 		}
 		if (failure instanceof SlotNotFoundException || failure instanceof PublicationNotFoundException
 				|| failure instanceof InsufficientPrivilegeException || failure instanceof InvalidIdentifierException
 				|| failure instanceof WalLevelException || failure instanceof SlotLostException
 				|| failure instanceof ReplicationConsumerException || failure instanceof HandlerFailedException
-				|| failure instanceof PgOutputDecodingException || failure instanceof RowDecodingException
+				|| failure instanceof PgOutputDecodingException || failure instanceof PluginDecodingException
+				|| failure instanceof DecoderRefusedException || failure instanceof RowDecodingException
 				|| failure instanceof ValueDecodingException || failure instanceof Error) {
 			return Outcome.FATAL;
 		}
 		return Outcome.OTHER;
+	}
+
+	/**
+	 * Returns whether a failure on an ordinary connection (a snapshot reader's, an admin
+	 * connection's) was the connection's: its cause keeps the server's SQLState.
+	 */
+	private static boolean connectionFailed(Throwable failure) {
+		return failure instanceof PostlogException && failure.getCause() instanceof SQLException sql
+				&& PgErrors.isConnectionFailure(sql);
 	}
 
 	/**

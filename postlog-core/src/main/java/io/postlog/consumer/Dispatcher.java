@@ -1,6 +1,7 @@
 package io.postlog.consumer;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
@@ -10,6 +11,7 @@ import java.util.function.Consumer;
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
+import io.postlog.TableId;
 import io.postlog.Transaction;
 import org.jspecify.annotations.Nullable;
 
@@ -21,8 +23,8 @@ import org.jspecify.annotations.Nullable;
  * keeps its own progress (the last change, transaction or message it was given), so that
  * what the server sends again after a reconnect reaches only those that have not had it;
  * transactions the consumer already acknowledged are skipped whole. Heartbeats coming
- * back reach no subscription ({@link Heartbeats}). Not thread-safe: the delivery thread
- * only.
+ * back reach no subscription ({@link Heartbeats}). Initial snapshot rows come in batches
+ * between transactions ({@link #snapshot}). Not thread-safe: the delivery thread only.
  */
 final class Dispatcher {
 
@@ -48,8 +50,11 @@ final class Dispatcher {
 
 	private final Heartbeats heartbeats;
 
-	/** The heartbeat changes of the open transaction, which no subscription sees. */
-	private int heartbeatChanges;
+	/**
+	 * The changes of the open transaction to postlog's own tables (heartbeats, the
+	 * snapshot marker), which no subscription sees.
+	 */
+	private int ownChanges;
 
 	private final CheckpointStore store;
 
@@ -67,6 +72,9 @@ final class Dispatcher {
 	private Lsn sinkLastCommit = Lsn.INVALID;
 
 	private final List<AckWindow.Entry> sinkEntries = new ArrayList<>();
+
+	/** A table of postlog's own whose changes reach no subscription, or {@code null}. */
+	private @Nullable TableId ignored;
 
 	Dispatcher(ConsumerConfig config, AckWindow window, ConsumerStates states, StopSignal stop, ConsumerThreads threads,
 			Heartbeats heartbeats, Consumer<Throwable> onLaneFailure) {
@@ -155,7 +163,7 @@ final class Dispatcher {
 		this.open = begin;
 		this.buffered.clear();
 		this.handlerNanos = 0;
-		this.heartbeatChanges = 0;
+		this.ownChanges = 0;
 		// A transaction whose commit lies before the acknowledged position was delivered
 		// before a reconnect; the server may send it again when it had not yet heard.
 		this.skipping = begin.commitLsn().isBefore(this.window.acked());
@@ -189,8 +197,8 @@ final class Dispatcher {
 			return;
 		}
 		Change change = arrived.change();
-		if (this.heartbeats.consume(change)) {
-			this.heartbeatChanges++;
+		if (change.table().equals(this.ignored) || this.heartbeats.consume(change)) {
+			this.ownChanges++;
 			return;
 		}
 		if (this.buffering) {
@@ -258,7 +266,7 @@ final class Dispatcher {
 			this.sinkLastCommit = commit.commitLsn();
 		}
 		this.window.dispatched(entry, commit.endLsn());
-		if (commit.changeCount() > this.heartbeatChanges) {
+		if (commit.changeCount() > this.ownChanges) {
 			notifyTransaction(transaction, Duration.ofNanos(this.handlerNanos));
 		}
 		end();
@@ -266,6 +274,61 @@ final class Dispatcher {
 				|| System.nanoTime() - this.sinkOpenedNanos >= this.config.checkpointBatchDelay().toNanos())) {
 			commitSink();
 		}
+	}
+
+	/**
+	 * Keeps the changes of a table of postlog's own from every subscription: the snapshot
+	 * marker table before PostgreSQL 12, which a publication of all tables publishes too.
+	 * @param table the table
+	 */
+	void ignore(TableId table) {
+		this.ignored = table;
+	}
+
+	/**
+	 * Delivers a batch of initial snapshot rows between stream transactions, as one unit
+	 * of the window (which bounds the batches in flight by {@code maxUnacknowledged}):
+	 * change subscriptions get each row, in place or on their lanes by its route, and
+	 * transaction subscriptions the batch as one {@link Transaction} with xid 0 and the
+	 * consistent point as commit and end LSN. Snapshot rows hold no stream position, so
+	 * no subscription's progress skips or records them.
+	 * @param rows the rows, at most {@code maxTransactionChanges}
+	 * @param consistentPoint the snapshot's consistent point
+	 * @param snapshotTime when the snapshot was exported
+	 * @throws HandlerFailedException if a subscription's error handler failed the
+	 * consumer
+	 * @throws ListenerRunner.StopRequested if a stop ended a wait
+	 * @throws InterruptedException if interrupted while waiting for room
+	 */
+	void snapshot(List<Event.ChangeArrived> rows, Lsn consistentPoint, Instant snapshotTime)
+			throws InterruptedException {
+		if (this.open != null) {
+			throw new IllegalStateException("Snapshot rows cannot be delivered inside a transaction");
+		}
+		this.window.awaitBelow(this.config.maxUnacknowledged(), this.stop::overdue);
+		if (this.stop.overdue()) {
+			throw new ListenerRunner.StopRequested();
+		}
+		AckWindow.Entry entry = this.window.snapshot(consistentPoint);
+		List<Change> changes = this.buffering ? new ArrayList<>(rows.size()) : List.of();
+		for (Target target : this.targets) {
+			target.begin();
+		}
+		for (Event.ChangeArrived row : rows) {
+			long nanos = 0;
+			for (Target target : this.targets) {
+				nanos += target.snapshotChange(row, entry);
+			}
+			if (this.buffering) {
+				changes.add(row.change());
+			}
+			notifyChange(row.change(), nanos);
+		}
+		Transaction batch = new Transaction(0, consistentPoint, consistentPoint, snapshotTime, null, changes);
+		for (Target target : this.targets) {
+			target.snapshotCommit(batch, entry);
+		}
+		this.window.dispatched(entry, consistentPoint);
 	}
 
 	private void commitSink() {
@@ -317,7 +380,7 @@ final class Dispatcher {
 		this.entry = null;
 		this.skipping = false;
 		this.checkpointed = false;
-		this.heartbeatChanges = 0;
+		this.ownChanges = 0;
 		this.buffered.clear();
 	}
 
@@ -420,6 +483,14 @@ final class Dispatcher {
 			return 0;
 		}
 
+		long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
+			return 0;
+		}
+
+		long snapshotCommit(Transaction batch, AckWindow.Entry entry) throws InterruptedException {
+			return 0;
+		}
+
 		void awaitIdle() throws InterruptedException {
 		}
 
@@ -492,6 +563,18 @@ final class Dispatcher {
 		}
 
 		@Override
+		long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) {
+			Change change = arrived.change();
+			return (this.subscription.kind() == Subscription.Kind.CHANGE && this.subscription.accepts(change))
+					? this.runner.change(change, entry) : 0;
+		}
+
+		@Override
+		long snapshotCommit(Transaction batch, AckWindow.Entry entry) {
+			return (this.subscription.kind() == Subscription.Kind.TRANSACTION) ? deliver(batch, entry) : 0;
+		}
+
+		@Override
 		long message(LogicalMessage message, AckWindow.Entry entry) {
 			if (this.subscription.kind() != Subscription.Kind.MESSAGE
 					|| Long.compareUnsigned(message.lsn().value(), this.messageLsn) <= 0) {
@@ -508,21 +591,26 @@ final class Dispatcher {
 					|| Long.compareUnsigned(transaction.commitLsn().value(), this.transactionLsn) <= 0) {
 				return 0;
 			}
+			long nanos = deliver(transaction, entry);
+			this.transactionLsn = transaction.commitLsn().value();
+			return nanos;
+		}
+
+		/** Calls the handler with the changes it accepts, if there are any. */
+		private long deliver(Transaction transaction, AckWindow.Entry entry) {
 			List<Change> matching = new ArrayList<>(transaction.changes().size());
 			for (Change change : transaction.changes()) {
 				if (this.subscription.accepts(change)) {
 					matching.add(change);
 				}
 			}
-			long nanos = 0;
-			if (!matching.isEmpty()) {
-				Transaction given = (matching.size() == transaction.changes().size()) ? transaction
-						: new Transaction(transaction.xid(), transaction.commitLsn(), transaction.endLsn(),
-								transaction.commitTime(), transaction.origin(), matching);
-				nanos = this.runner.transaction(given, entry);
+			if (matching.isEmpty()) {
+				return 0;
 			}
-			this.transactionLsn = transaction.commitLsn().value();
-			return nanos;
+			Transaction given = (matching.size() == transaction.changes().size()) ? transaction
+					: new Transaction(transaction.xid(), transaction.commitLsn(), transaction.endLsn(),
+							transaction.commitTime(), transaction.origin(), matching);
+			return this.runner.transaction(given, entry);
 		}
 
 	}
@@ -574,6 +662,22 @@ final class Dispatcher {
 			this.used.set(lane);
 			this.lanes.dispatch(lane, change, entry, arrived.bytes());
 			return 0;
+		}
+
+		@Override
+		long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
+			if (!this.subscription.accepts(arrived.change())) {
+				return 0;
+			}
+			int lane = this.lanes.laneOf(arrived.route());
+			this.used.set(lane);
+			this.lanes.dispatch(lane, arrived.change(), entry, arrived.bytes());
+			return 0;
+		}
+
+		@Override
+		long snapshotCommit(Transaction batch, AckWindow.Entry entry) throws InterruptedException {
+			return commit(batch, entry);
 		}
 
 		@Override

@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
  * <p>
  * A new slot is created as set-up creates a missing one
  * ({@link ReplicationAdmin#ensureSlot}, with failover when configured), so whatever
- * set-up does for a slot it creates applies to a recreated slot too; an initial snapshot,
- * once there is one, must run for it here and in {@link ConsumerSetup}. Temporary slots
- * are never lost: the stream creates them. Stateless apart from the configuration;
+ * set-up does for a slot it creates applies to a recreated slot too. With an initial
+ * snapshot the lost slot is only dropped: a new snapshot creates it, as for a slot that
+ * never existed ({@link InitialSnapshot}), and delivers the tables' rows again. Temporary
+ * slots are never lost: the stream creates them. Stateless apart from the configuration;
  * thread-safe.
  */
 final class LostSlots {
@@ -79,6 +80,18 @@ final class LostSlots {
 	}
 
 	/**
+	 * Logs, once a lost slot was dropped for a new initial snapshot to create it, what
+	 * that delivers and what it cannot.
+	 * @param loss the loss
+	 */
+	void snapshotAgain(SlotLostException loss) {
+		logger.error("Replication slot '{}' was lost ({}) and is created again by a new initial snapshot: every row "
+				+ "is delivered again as a SNAPSHOT change, but rows deleted after {} are never delivered as DELETEs; "
+				+ "a read model must start over when the snapshot starts", this.config.slotName(), loss.reason(),
+				(loss.lastConfirmedLsn() != null) ? loss.lastConfirmedLsn() : "its last confirmed position");
+	}
+
+	/**
 	 * Decides, after a stream failed to open or ended with a failure, whether the slot is
 	 * lost, and acts on it.
 	 * @param failure the failure
@@ -110,16 +123,24 @@ final class LostSlots {
 		SlotLostException loss = new SlotLostException(seen.slotName(), seen.reason(), seen.walStatus(),
 				seen.invalidationReason(), (last != null) ? last : seen.lastConfirmedLsn(), failure);
 		if (act(loss) == LostSlotAction.FAIL) {
-			return new Found(loss, null);
+			return new Found(loss, null, false);
+		}
+		if (this.config.snapshot() != null) {
+			admin.apply("Dropping lost slot " + this.config.slotName(), (connection) -> {
+				dropLost(new ReplicationAdmin(connection));
+				return true;
+			});
+			snapshotAgain(loss);
+			return new Found(loss, null, true);
 		}
 		SlotInfo slot = admin.apply("Recreating slot " + this.config.slotName(), (connection) -> {
 			ReplicationAdmin replication = new ReplicationAdmin(connection);
 			dropLost(replication);
 			return replication.ensureSlot(this.config.slotName(), this.config.slotLifecycle(),
-					this.config.walSafety().failover());
+					this.config.decoder().plugin(), this.config.walSafety().failover());
 		});
 		recreated(loss, loss.lastConfirmedLsn(), slot);
-		return new Found(loss, slot);
+		return new Found(loss, slot, false);
 	}
 
 	private LostSlotAction act(SlotLostException loss) {
@@ -162,9 +183,11 @@ final class LostSlots {
 	 *
 	 * @param loss the loss, with the failure that revealed it as its cause
 	 * @param recreated the new slot under {@code RECREATE}; {@code null} under
-	 * {@code FAIL}
+	 * {@code FAIL}, and when a new snapshot is to create it
+	 * @param snapshotAgain whether the lost slot was dropped for a new initial snapshot
+	 * to create it
 	 */
-	record Found(SlotLostException loss, @Nullable SlotInfo recreated) {
+	record Found(SlotLostException loss, @Nullable SlotInfo recreated, boolean snapshotAgain) {
 
 	}
 

@@ -14,7 +14,11 @@ import io.postlog.TableId;
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.PgOutputLogicalDecoder;
 import io.postlog.heartbeat.HeartbeatMonitor;
+import io.postlog.snapshot.SnapshotConnections;
+import io.postlog.snapshot.SnapshotOptions;
 import io.postlog.stream.LogicalStreamFactory;
 import io.postlog.stream.PgLogicalStreamFactory;
 import io.postlog.stream.ReplicationConnectionFactory;
@@ -67,7 +71,7 @@ public final class ReplicationConsumer {
 
 	private boolean stopped;
 
-	private @Nullable DeliveryContract contract;
+	private volatile @Nullable DeliveryContract contract;
 
 	private ReplicationConsumer(ConsumerConfig config) {
 		this.config = config;
@@ -199,6 +203,17 @@ public final class ReplicationConsumer {
 	}
 
 	/**
+	 * Returns the progress of the initial snapshot being delivered, rows done and
+	 * estimated per table, or of the one this consumer handed over.
+	 * @return the progress, or {@code null} without an initial snapshot, before it began,
+	 * or when the slot existed and was streamed without one
+	 */
+	public @Nullable SnapshotProgress snapshot() {
+		DeliveryContract delivery = this.contract;
+		return (delivery != null) ? delivery.snapshotProgress() : null;
+	}
+
+	/**
 	 * Returns the bytes of spill files that in-progress streamed transactions take on
 	 * disk now; {@code 0} without streaming.
 	 * @return the bytes
@@ -248,7 +263,9 @@ public final class ReplicationConsumer {
 
 		private final List<Subscription> subscriptions = new ArrayList<>();
 
-		private boolean binary = true;
+		private @Nullable Boolean binary;
+
+		private @Nullable LogicalDecoder decoder;
 
 		private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
 
@@ -284,6 +301,16 @@ public final class ReplicationConsumer {
 		private @Nullable Path spillDirectory;
 
 		private long maxSpill;
+
+		private boolean initialSnapshot;
+
+		private int snapshotParallelism = SnapshotOptions.DEFAULT_PARALLELISM;
+
+		private int snapshotChunkSize = SnapshotOptions.DEFAULT_CHUNK_SIZE;
+
+		private TableId snapshotMarkerTable = TableId.parse("postlog_snapshot");
+
+		private @Nullable SnapshotConnections snapshotConnections;
 
 		private boolean failover;
 
@@ -434,13 +461,33 @@ public final class ReplicationConsumer {
 		}
 
 		/**
-		 * Sets whether to stream values in binary (default {@code true}; servers before
-		 * PostgreSQL 14 get text, said once at start).
+		 * Sets whether to stream values in binary. By default values are binary where the
+		 * decoder can carry them: pgoutput from PostgreSQL 14 on (older servers get text,
+		 * said once at start); wal2json and pglogical send text, also said once. Asked
+		 * for explicitly, binary values are refused at start by a decoder that cannot
+		 * carry them. A table with a column the server cannot send in binary (such as
+		 * {@code aclitem[]}) makes the stream text, with one warning naming the columns.
 		 * @param binary whether to ask for binary values
 		 * @return this builder
 		 */
 		public Builder binary(boolean binary) {
 			this.binary = binary;
+			return this;
+		}
+
+		/**
+		 * Sets the output plugin's decoder (by default pgoutput on the consumer's
+		 * publication): {@link io.postlog.decoder.Wal2JsonDecoder} or
+		 * {@link io.postlog.decoder.PgLogicalDecoder}, which choose their own tables and
+		 * need an admin connection; the publication settings then do not apply. A
+		 * {@link PgOutputLogicalDecoder} must name the consumer's publication. Listeners
+		 * receive the same changes whatever the decoder; what a decoder cannot carry is
+		 * refused at start, naming it.
+		 * @param decoder the decoder
+		 * @return this builder
+		 */
+		public Builder decoder(LogicalDecoder decoder) {
+			this.decoder = decoder;
 			return this;
 		}
 
@@ -673,6 +720,71 @@ public final class ReplicationConsumer {
 		}
 
 		/**
+		 * Takes an initial snapshot when the consumer creates the slot: every row of the
+		 * publication's tables, read under the snapshot the server exports with the slot,
+		 * is delivered as an {@link io.postlog.Operation#SNAPSHOT} change before the
+		 * stream starts at the slot's consistent point, so that nothing is missed or seen
+		 * twice across the hand-off. The tables are read on {@code parallelism} ordinary
+		 * connections in chunks of about {@code chunkSize} rows with {@code COPY}, binary
+		 * unless {@link #binary(boolean)} is off (on every server version), and decoded
+		 * by the consumer's value decoders; rows reach the subscriptions on the delivery
+		 * thread and their lanes as stream changes do, in bounded memory. State
+		 * {@link ConsumerState#SNAPSHOT} while it runs.
+		 * <p>
+		 * Crash-safe: the slot streams only after a complete snapshot was delivered
+		 * (every handler returned and acknowledged); a crash, a lost connection or a
+		 * failure before that leads to a new snapshot, never to streaming after a partial
+		 * one (see {@link io.postlog.snapshot.SnapshotHandOff}). A slot that exists is
+		 * streamed without a snapshot. {@link ConsumerListener#snapshotStarted} tells
+		 * when a snapshot begins, so that a read model can start over.
+		 * <p>
+		 * {@code Transaction} subscriptions receive the snapshot in batches of up to 256
+		 * rows (and at most {@code maxTransactionChanges}), each a {@code Transaction}
+		 * with xid 0 whose commit and end LSN are the consistent point; the batches count
+		 * as transactions for {@link #maxUnacknowledged(int)}. Refused at build with a
+		 * temporary slot (use {@code OWNED}), a transactional checkpoint store, or
+		 * without an admin connection; at start for a slot of lifecycle {@code EXISTING},
+		 * which already has a position.
+		 * @param parallelism connections reading at once, 1 to 64
+		 * ({@value SnapshotOptions#DEFAULT_PARALLELISM} by default)
+		 * @param chunkSize about how many rows one chunk holds, at least 1
+		 * ({@value SnapshotOptions#DEFAULT_CHUNK_SIZE} by default)
+		 * @return this builder
+		 */
+		public Builder initialSnapshot(int parallelism, int chunkSize) {
+			this.initialSnapshot = true;
+			this.snapshotParallelism = parallelism;
+			this.snapshotChunkSize = chunkSize;
+			return this;
+		}
+
+		/**
+		 * Sets the table in which an initial snapshot on PostgreSQL 10 and 11, which
+		 * cannot copy slots, records whether it completed
+		 * ({@code public.postlog_snapshot} by default; created when needed). Unused from
+		 * PostgreSQL 12 on.
+		 * @param table the table
+		 * @return this builder
+		 */
+		public Builder snapshotMarkerTable(TableId table) {
+			this.snapshotMarkerTable = Objects.requireNonNull(table, "table");
+			return this;
+		}
+
+		/**
+		 * Sets where the connections that read an initial snapshot come from: one per
+		 * reader, closed after the read; they must reach the database the slot is in. By
+		 * default they are opened from {@link #jdbcUrl(String, String, String)}, else
+		 * borrowed from {@link #adminDataSource(DataSource)}.
+		 * @param connections opens the reader connections
+		 * @return this builder
+		 */
+		public Builder snapshotConnections(SnapshotConnections connections) {
+			this.snapshotConnections = Objects.requireNonNull(connections, "connections");
+			return this;
+		}
+
+		/**
 		 * Opens streams with this factory instead of over pgjdbc; for tests.
 		 * @param streamFactory the factory
 		 * @return this builder
@@ -696,20 +808,61 @@ public final class ReplicationConsumer {
 						"Configure exactly one of jdbcUrl, connectionFactory and streamFactory, not " + sources);
 			}
 			LogicalStreamFactory streams = this.streamFactory;
+			ReplicationConnectionFactory connections = null;
 			if (streams == null) {
-				ReplicationConnectionFactory connections = (this.connectionFactory != null) ? this.connectionFactory
-						: ReplicationConnectionFactory.of(Objects.requireNonNull(this.jdbcUrl), this.user,
-								this.password);
+				connections = (this.connectionFactory != null) ? this.connectionFactory : ReplicationConnectionFactory
+					.of(Objects.requireNonNull(this.jdbcUrl), this.user, this.password);
 				streams = new PgLogicalStreamFactory(connections,
 						(this.connectTimeout != null) ? this.connectTimeout : Duration.ofSeconds(10));
 			}
 			return new ReplicationConsumer(new ConsumerConfig(this.slotName, this.slotLifecycle, this.publicationName,
-					this.publicationMode, this.tables, this.binary, this.retryPolicy, this.statusInterval,
+					this.publicationMode, this.tables, this.binary, decoder(), this.retryPolicy, this.statusInterval,
 					this.connectTimeout, this.maxTransactionChanges, this.maxUnacknowledged, this.readAheadEvents,
 					this.readAheadBytes, this.stopTimeout, this.listener, this.valueDecoders, this.subscriptions,
 					streams, adminConnections(), this.checkpointStore, this.checkpointBatch, this.checkpointBatchDelay,
 					streamingOptions(),
-					new WalSafety(this.failover, this.lostSlotAction, this.heartbeatMonitor, this.heartbeatTable)));
+					new WalSafety(this.failover, this.lostSlotAction, this.heartbeatMonitor, this.heartbeatTable),
+					snapshotSettings(connections)));
+		}
+
+		private @Nullable SnapshotSettings snapshotSettings(@Nullable ReplicationConnectionFactory replication) {
+			if (!this.initialSnapshot) {
+				return null;
+			}
+			if (replication == null) {
+				throw new ReplicationConsumerException("An initial snapshot creates the slot on a replication "
+						+ "connection of its own: set jdbcUrl or connectionFactory, not streamFactory");
+			}
+			SnapshotConnections readers = this.snapshotConnections;
+			if (readers == null && this.jdbcUrl != null) {
+				readers = SnapshotConnections.of(this.jdbcUrl, this.user, this.password);
+			}
+			if (readers == null && this.adminDataSource != null) {
+				readers = SnapshotConnections.of(this.adminDataSource);
+			}
+			if (readers == null) {
+				throw new ReplicationConsumerException("An initial snapshot reads the tables on connections of its "
+						+ "own, which one shared admin connection cannot give: set snapshotConnections, "
+						+ "adminDataSource or jdbcUrl");
+			}
+			try {
+				SnapshotOptions options = SnapshotOptions.defaults()
+					.withParallelism(this.snapshotParallelism)
+					.withChunkSize(this.snapshotChunkSize)
+					.withBinary(!Boolean.FALSE.equals(this.binary))
+					.withPublication(this.publicationName);
+				return new SnapshotSettings(options, this.snapshotMarkerTable, replication, readers);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new ReplicationConsumerException("Invalid consumer configuration: " + ex.getMessage());
+			}
+		}
+
+		private @Nullable LogicalDecoder decoder() {
+			if (this.decoder != null || this.publicationName == null) {
+				return this.decoder;
+			}
+			return PgOutputLogicalDecoder.forPublications(List.of(this.publicationName));
 		}
 
 		private @Nullable StreamingOptions streamingOptions() {

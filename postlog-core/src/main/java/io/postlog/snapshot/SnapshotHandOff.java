@@ -170,13 +170,8 @@ public final class SnapshotHandOff implements AutoCloseable {
 		replicationAdmin.requireLogicalWalLevel();
 		Optional<SlotInfo> existing = replicationAdmin.slot(this.slotName);
 		Decision decision = switch (this.lifecycle) {
-			case EXISTING -> {
-				SlotInfo slot = existing.orElseThrow(() -> new SlotNotFoundException(this.slotName, null));
-				throw new SnapshotRefusedException("An initial snapshot needs postlog to create slot '" + this.slotName
-						+ "', but the slot exists already (confirmed at " + slot.confirmedFlushLsn()
-						+ "): there is no exported snapshot to hand over from. Use slot lifecycle create-if-missing"
-						+ " or owned, or snapshot mode never");
-			}
+			case EXISTING -> throw refusedForExistingSlot(this.slotName,
+					existing.orElseThrow(() -> new SlotNotFoundException(this.slotName, null)));
 			case TEMPORARY -> {
 				if (existing.isPresent() && !existing.get().temporary()) {
 					throw new SlotConflictException(
@@ -199,6 +194,19 @@ public final class SnapshotHandOff implements AutoCloseable {
 				(decision.action() == Action.SNAPSHOT) ? "taking an initial snapshot" : "streaming without a snapshot",
 				decision.reason());
 		return decision;
+	}
+
+	/**
+	 * Returns the refusal of an initial snapshot on a slot that must already exist.
+	 * @param slotName the slot
+	 * @param slot the slot as it is
+	 * @return the exception to throw
+	 */
+	public static SnapshotRefusedException refusedForExistingSlot(String slotName, SlotInfo slot) {
+		return new SnapshotRefusedException("An initial snapshot needs postlog to create slot '" + slotName
+				+ "', but the slot exists already (confirmed at " + slot.confirmedFlushLsn()
+				+ "): there is no exported snapshot to hand over from. Use slot lifecycle create-if-missing"
+				+ " or owned, or snapshot mode never");
 	}
 
 	private Decision decidePermanent(Connection admin, ReplicationAdmin replicationAdmin, @Nullable SlotInfo slot) {

@@ -15,6 +15,8 @@ import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotLostException;
+import io.postlog.snapshot.SnapshotConnections;
+import io.postlog.snapshot.SnapshotOptions;
 import io.postlog.stream.ReplicationConnectionFactory;
 import io.postlog.test.EmbeddedPostgresServer;
 import io.postlog.test.PostgresDatabase;
@@ -37,7 +39,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * new slot; while running, the consumer's reconnect to a slot lost meanwhile (its
  * replication connection cut through a {@link TcpProxy} and refused while the slot is
  * lost) ends in {@code FAILED} with the loss, or in a new slot that new changes arrive
- * from. The listener hears of every loss first.
+ * from. With an initial snapshot, {@code RECREATE} only drops the lost slot and a new
+ * snapshot creates it, delivering the table's rows again, at start and on a reconnect.
+ * The listener hears of every loss first.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LostSlotIntegrationTests {
@@ -188,6 +192,76 @@ class LostSlotIntegrationTests {
 				assertThat(losses.losses).singleElement()
 					.satisfies((loss) -> assertThat(loss.reason()).isEqualTo(SlotLostException.Reason.MISSING));
 				assertThat(losses.failure).isInstanceOf(SlotLostException.class);
+			}
+			finally {
+				consumer.stop();
+			}
+		}
+	}
+
+	@Test
+	void atStartUnderRecreateWithAnInitialSnapshotANewSnapshotCreatesTheSlot() throws Exception {
+		this.database.execute("CREATE TABLE stock_start (id int PRIMARY KEY)",
+				"INSERT INTO stock_start VALUES (1), (2), (3)");
+		createSlot("snap_start");
+		loseSlot("snap_start");
+		Losses losses = new Losses();
+		List<String> seen = new CopyOnWriteArrayList<>();
+		ReplicationConsumer consumer = builder("snap_start", LostSlotAction.RECREATE, losses)
+			.tables(List.of(TableId.parse("stock_start")))
+			.jdbcUrl(this.database.jdbcUrl(), this.database.username(), null)
+			.initialSnapshot(1, SnapshotOptions.DEFAULT_CHUNK_SIZE)
+			.changeHandler((change) -> seen.add(change.operation() + " " + id(change)))
+			.build();
+		consumer.start();
+		try {
+			// Committed after the snapshot was exported, so streamed.
+			await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == 3);
+			this.database.execute("INSERT INTO stock_start VALUES (4)");
+			await().atMost(Duration.ofSeconds(60)).until(() -> seen.contains("INSERT 4"));
+			assertThat(losses.actions).containsExactly(LostSlotAction.RECREATE);
+			assertThat(seen).containsExactlyInAnyOrder("SNAPSHOT 1", "SNAPSHOT 2", "SNAPSHOT 3", "INSERT 4");
+			assertThat(seen.get(3)).isEqualTo("INSERT 4");
+			assertThat(slot("snap_start").isLost()).isFalse();
+		}
+		finally {
+			consumer.stop();
+		}
+	}
+
+	@Test
+	void whileRunningUnderRecreateWithAnInitialSnapshotANewSnapshotDeliversTheTableAgain() throws Exception {
+		this.database.execute("CREATE TABLE stock_run (id int PRIMARY KEY)", "INSERT INTO stock_run VALUES (1), (2)");
+		Losses losses = new Losses();
+		List<String> seen = new CopyOnWriteArrayList<>();
+		try (TcpProxy proxy = TcpProxy.start(this.server); Connection admin = this.database.connect()) {
+			ReplicationConsumer consumer = viaProxy("snap_run", LostSlotAction.RECREATE, losses, proxy, admin)
+				.tables(List.of(TableId.parse("stock_run")))
+				.initialSnapshot(1, SnapshotOptions.DEFAULT_CHUNK_SIZE)
+				.snapshotConnections(SnapshotConnections.of(this.database.jdbcUrl(), this.database.username(), null))
+				.changeHandler((change) -> seen.add(change.operation() + " " + id(change)))
+				.build();
+			consumer.start();
+			try {
+				await().atMost(Duration.ofSeconds(60)).until(() -> seen.size() == 2);
+				this.database.execute("INSERT INTO stock_run VALUES (3)");
+				await().atMost(Duration.ofSeconds(60)).until(() -> seen.contains("INSERT 3"));
+				await().atMost(Duration.ofSeconds(30)).until(() -> consumer.ackedLsn().isValid());
+				assertThat(seen).containsExactly("SNAPSHOT 1", "SNAPSHOT 2", "INSERT 3");
+				disconnect(proxy, "snap_run");
+				loseSlot("snap_run");
+				this.database.execute("INSERT INTO stock_run VALUES (4)", "DELETE FROM stock_run WHERE id = 1");
+				seen.clear();
+				proxy.refuseNewConnections(false);
+				await().atMost(Duration.ofSeconds(60)).until(() -> !losses.actions.isEmpty());
+				assertThat(losses.actions).containsExactly(LostSlotAction.RECREATE);
+				await().atMost(Duration.ofSeconds(60)).until(() -> consumer.state() == ConsumerState.RUNNING);
+				this.database.execute("INSERT INTO stock_run VALUES (5)");
+				await().atMost(Duration.ofSeconds(30)).until(() -> seen.contains("INSERT 5"));
+				// The table as it is, then what followed: the DELETE of 1 is never seen.
+				assertThat(seen).hasSize(4).last().isEqualTo("INSERT 5");
+				assertThat(seen.subList(0, 3)).containsExactlyInAnyOrder("SNAPSHOT 2", "SNAPSHOT 3", "SNAPSHOT 4");
+				assertThat(slot("snap_run").isLost()).isFalse();
 			}
 			finally {
 				consumer.stop();

@@ -5,18 +5,21 @@ import java.util.List;
 
 import io.postlog.Change;
 import io.postlog.Lsn;
+import io.postlog.TableId;
 import io.postlog.Transaction;
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.SlotLostException;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
+import io.postlog.consumer.SnapshotProgress;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Tells several listeners of a consumer, in order; one that throws is logged and does not
- * keep the others from hearing. Immutable and thread-safe.
+ * keep the others from hearing, except at {@link #snapshotStarted}, where a failure ends
+ * the snapshot attempt as the consumer's contract says. Immutable and thread-safe.
  */
 final class ConsumerListeners implements ConsumerListener {
 
@@ -81,6 +84,20 @@ final class ConsumerListeners implements ConsumerListener {
 	public void spilled(long bytes, long totalBytes) {
 		for (ConsumerListener listener : this.listeners) {
 			safely(() -> listener.spilled(bytes, totalBytes));
+		}
+	}
+
+	@Override
+	public void snapshotStarted(Lsn consistentPoint, List<TableId> tables) {
+		for (ConsumerListener listener : this.listeners) {
+			listener.snapshotStarted(consistentPoint, tables);
+		}
+	}
+
+	@Override
+	public void snapshotCompleted(SnapshotProgress progress) {
+		for (ConsumerListener listener : this.listeners) {
+			safely(() -> listener.snapshotCompleted(progress));
 		}
 	}
 

@@ -8,12 +8,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 import io.postlog.Lsn;
+import io.postlog.TableId;
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.SlotLostException;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.HandlerFailedException;
 import io.postlog.consumer.ReplicationConsumer;
+import io.postlog.consumer.SnapshotProgress;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationEvent;
@@ -130,6 +132,16 @@ public final class PostlogConsumerGroup {
 	}
 
 	/**
+	 * Returns the progress of the group's initial snapshot, while it runs or once handed
+	 * over.
+	 * @return the progress, or {@code null} when this consumer took none
+	 */
+	public @Nullable SnapshotProgress snapshot() {
+		ReplicationConsumer consumer = this.consumer;
+		return (consumer != null) ? consumer.snapshot() : null;
+	}
+
+	/**
 	 * Describes the group's listeners, each with its last error.
 	 * @return one entry per listener method, in delivery order
 	 */
@@ -203,6 +215,12 @@ public final class PostlogConsumerGroup {
 				if (cause instanceof HandlerFailedException failure) {
 					listenerFailed(failure, "RETRYING");
 				}
+			}
+
+			@Override
+			public void snapshotStarted(Lsn consistentPoint, List<TableId> tables) {
+				publish(new PostlogSnapshotStartedEvent(PostlogConsumerGroup.this, PostlogConsumerGroup.this.name,
+						slotName(), consistentPoint, tables));
 			}
 
 			@Override

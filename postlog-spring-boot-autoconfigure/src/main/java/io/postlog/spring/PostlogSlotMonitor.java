@@ -12,6 +12,7 @@ import io.postlog.TableId;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
+import io.postlog.snapshot.SnapshotHandOff;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -63,7 +64,11 @@ public final class PostlogSlotMonitor {
 		try (Connection connection = this.dataSource.getConnection()) {
 			ReplicationAdmin admin = new ReplicationAdmin(connection);
 			SlotInfo slot = admin.slot(this.slotName).orElse(null);
-			return new SlotStatus(this.slotName, slot, admin.walPosition(), admin.replicationSettings());
+			// While an initial snapshot runs on PostgreSQL 12+, only its temporary slot
+			// exists.
+			SlotInfo snapshotSlot = (slot == null)
+					? admin.slot(SnapshotHandOff.snapshotSlotName(this.slotName)).orElse(null) : null;
+			return new SlotStatus(this.slotName, slot, admin.walPosition(), admin.replicationSettings(), snapshotSlot);
 		}
 		catch (SQLException ex) {
 			throw new PostlogException("Could not read replication slot '" + this.slotName + "'", ex);
@@ -121,8 +126,22 @@ public final class PostlogSlotMonitor {
 	 * @param slot the slot, or {@code null} if it does not exist
 	 * @param currentLsn the server's WAL position (on a standby, the replayed one)
 	 * @param settings the server's replication settings
+	 * @param snapshotSlot when the slot does not exist, the temporary slot of an initial
+	 * snapshot being taken for it (by this instance or another), else {@code null}
 	 */
-	public record SlotStatus(String slotName, @Nullable SlotInfo slot, Lsn currentLsn, ReplicationSettings settings) {
+	public record SlotStatus(String slotName, @Nullable SlotInfo slot, Lsn currentLsn, ReplicationSettings settings,
+			@Nullable SlotInfo snapshotSlot) {
+
+		/**
+		 * Creates the status of a slot without a snapshot being taken for it.
+		 * @param slotName the slot's name
+		 * @param slot the slot, or {@code null}
+		 * @param currentLsn the server's WAL position
+		 * @param settings the server's replication settings
+		 */
+		public SlotStatus(String slotName, @Nullable SlotInfo slot, Lsn currentLsn, ReplicationSettings settings) {
+			this(slotName, slot, currentLsn, settings, null);
+		}
 
 		/**
 		 * Returns the WAL the slot retains beyond its confirmed position.

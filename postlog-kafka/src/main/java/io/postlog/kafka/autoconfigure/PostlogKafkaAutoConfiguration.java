@@ -81,12 +81,14 @@ public final class PostlogKafkaAutoConfiguration {
 			.adminDataSource(dataSource)
 			.slotLifecycle(properties.getSlot().getLifecycle())
 			.publicationMode(properties.getPublication().getMode())
-			.binary(postlog.isBinary())
 			.retryPolicy(new RetryPolicy(retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
 					retry.getMaxAttempts()))
 			.statusInterval(postlog.getStatusInterval())
 			.connectTimeout(postlog.getConnectTimeout())
 			.readAhead(1024, postlog.getDelivery().getReadAhead().toBytes());
+		if (postlog.getBinary() != null) {
+			consumer.binary(postlog.getBinary());
+		}
 		PostlogKafkaProperties.Outbox outbox = properties.getOutbox();
 		KafkaRelay.Builder builder = KafkaRelay.builder()
 			.consumer(consumer)

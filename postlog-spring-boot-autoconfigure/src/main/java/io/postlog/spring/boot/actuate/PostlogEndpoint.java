@@ -14,6 +14,7 @@ import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotStatistics;
 import io.postlog.consumer.ConsumerState;
+import io.postlog.consumer.SnapshotProgress;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
@@ -26,11 +27,12 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 
 /**
  * The {@code postlog} actuator endpoint: per consumer group, the consumer's state, its
- * listeners with their last errors, its slot and publication, positions and lag; and
- * every logical slot on the server, of every database and plugin, with postlog's own (any
- * group's) marked, so that a forgotten slot is seen before it fills the disk. Consumers
- * beside the groups ({@link PostlogEndpointConsumer}, such as the Kafka relay) follow the
- * groups. Reads the server on each call. Thread-safe.
+ * listeners with their last errors, its slot and publication, positions and lag, and its
+ * initial snapshot with rows done and estimated per table; and every logical slot on the
+ * server, of every database and plugin, with postlog's own (any group's) marked, so that
+ * a forgotten slot is seen before it fills the disk. Consumers beside the groups
+ * ({@link PostlogEndpointConsumer}, such as the Kafka relay) follow the groups. Reads the
+ * server on each call. Thread-safe.
  */
 @Endpoint(id = "postlog")
 public class PostlogEndpoint {
@@ -90,14 +92,16 @@ public class PostlogEndpoint {
 			// The streaming monitor watches the default group's consumer.
 			consumers.add(describe(group.displayName(), group.state(), group.ackedLsn(), group.lastCommitTime(),
 					group.lastFailure(), group.listeners(), group.monitor(),
-					PostlogConsumerGroup.DEFAULT.equals(group.name()) ? streaming() : null, Map.of()));
+					PostlogConsumerGroup.DEFAULT.equals(group.name()) ? streaming() : null, group.snapshot(),
+					Map.of()));
 		}
 		if (consumers.isEmpty()) {
-			consumers.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming(), Map.of()));
+			consumers
+				.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming(), null, Map.of()));
 		}
 		for (PostlogEndpointConsumer other : this.others) {
 			consumers.add(describe(other.group(), other.state(), other.ackedLsn(), other.lastCommitTime(),
-					other.lastFailure(), List.of(), other.monitor(), null, other.details()));
+					other.lastFailure(), List.of(), other.monitor(), null, null, other.details()));
 		}
 		return new PostlogDescriptor(consumers, server(this.monitor.server(), ownSlots()));
 	}
@@ -117,7 +121,7 @@ public class PostlogEndpoint {
 	private static ConsumerDescriptor describe(String group, @Nullable ConsumerState state, @Nullable Lsn ackedLsn,
 			@Nullable Instant lastCommitTime, @Nullable Throwable failure,
 			List<PostlogConsumerGroup.ListenerInfo> listeners, PostlogSlotMonitor monitor,
-			@Nullable StreamingDescriptor streaming, Map<String, Object> details) {
+			@Nullable StreamingDescriptor streaming, @Nullable SnapshotProgress snapshot, Map<String, Object> details) {
 		PostlogSlotMonitor.SlotStatus status = monitor.status();
 		SlotInfo slot = status.slot();
 		return new ConsumerDescriptor(group, (state != null) ? state.name() : "NOT_STARTED", text(ackedLsn),
@@ -127,7 +131,7 @@ public class PostlogEndpoint {
 						(slot != null) ? text(slot.confirmedFlushLsn()) : null,
 						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null),
 				new PublicationDescriptor(monitor.publicationName(), publicationTables(monitor)),
-				status.currentLsn().toString(), status.lagBytes(), streaming, details);
+				status.currentLsn().toString(), status.lagBytes(), streaming, snapshot(snapshot, status), details);
 	}
 
 	private static List<String> publicationTables(PostlogSlotMonitor monitor) {
@@ -139,6 +143,23 @@ public class PostlogEndpoint {
 			// its slot shows as missing too.
 			return List.of();
 		}
+	}
+
+	private static @Nullable SnapshotDescriptor snapshot(@Nullable SnapshotProgress progress,
+			PostlogSlotMonitor.SlotStatus status) {
+		SlotInfo snapshotSlot = status.snapshotSlot();
+		if (progress == null && snapshotSlot == null) {
+			return null;
+		}
+		List<TableProgressDescriptor> tables = (progress != null) ? progress.tables()
+			.stream()
+			.map((table) -> new TableProgressDescriptor(table.table().toString(), table.rowsDone(),
+					table.rowsEstimated(), table.chunksDone(), table.chunksTotal(), table.done()))
+			.toList() : List.of();
+		return new SnapshotDescriptor((progress == null) ? "ELSEWHERE" : progress.complete() ? "COMPLETE" : "RUNNING",
+				(progress != null) ? progress.consistentPoint().toString() : null,
+				(progress != null) ? progress.rowsDone() : null, (progress != null) ? progress.rowsEstimated() : null,
+				tables, (snapshotSlot != null) ? snapshotSlot.slotName() : null);
 	}
 
 	private static ServerDescriptor server(PostlogSlotMonitor.ServerStatus server, Set<String> ownSlots) {
@@ -263,6 +284,8 @@ public class PostlogEndpoint {
 	 * @param serverLsn the server's current WAL position
 	 * @param lagBytes the WAL the slot retains beyond its confirmed position
 	 * @param streaming large transactions: the consumer's and the server's spill
+	 * @param snapshot the initial snapshot, while it runs or once handed over; or
+	 * {@code null} when none was taken by this consumer and none is being taken
 	 * @param details what a consumer beside the groups adds (a Kafka relay's position in
 	 * Kafka, for example), empty for a group's
 	 */
@@ -270,7 +293,39 @@ public class PostlogEndpoint {
 			@Nullable String lastCommitTime, @Nullable String lastError,
 			List<PostlogConsumerGroup.ListenerInfo> listeners, SlotDescriptor slot, PublicationDescriptor publication,
 			String serverLsn, @Nullable Long lagBytes, @Nullable StreamingDescriptor streaming,
-			Map<String, Object> details) {
+			@Nullable SnapshotDescriptor snapshot, Map<String, Object> details) {
+	}
+
+	/**
+	 * A consumer's initial snapshot.
+	 *
+	 * @param state {@code RUNNING} while this consumer delivers it, {@code COMPLETE} once
+	 * handed over, {@code ELSEWHERE} while another instance takes it (its temporary slot
+	 * exists)
+	 * @param consistentPoint its consistent point, where the stream takes over
+	 * @param rowsDone rows delivered to the listeners
+	 * @param rowsEstimated rows the catalog expects, {@code -1} when a table's estimate
+	 * is unknown
+	 * @param tables each table's progress
+	 * @param temporarySlot the snapshot's temporary slot while the permanent one does not
+	 * exist yet (PostgreSQL 12+)
+	 */
+	public record SnapshotDescriptor(String state, @Nullable String consistentPoint, @Nullable Long rowsDone,
+			@Nullable Long rowsEstimated, List<TableProgressDescriptor> tables, @Nullable String temporarySlot) {
+	}
+
+	/**
+	 * The snapshot of one table.
+	 *
+	 * @param table the table
+	 * @param rowsDone rows delivered
+	 * @param rowsEstimated rows the catalog expects, {@code -1} when unknown
+	 * @param chunksDone chunks read to the end
+	 * @param chunksTotal chunks the table was split into
+	 * @param done whether every row was delivered
+	 */
+	public record TableProgressDescriptor(String table, long rowsDone, long rowsEstimated, int chunksDone,
+			int chunksTotal, boolean done) {
 	}
 
 	/**

@@ -5,6 +5,7 @@ import java.time.Duration;
 import javax.sql.DataSource;
 
 import io.postlog.TableId;
+import io.postlog.admin.SlotLifecycle;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.heartbeat.HeartbeatWriter;
@@ -14,6 +15,7 @@ import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.PostlogStreamingMonitor;
+import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.stream.ReplicationConnectionFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -88,9 +90,13 @@ public final class PostlogAutoConfiguration {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
 				connectionDetails.getUsername(), connectionDetails.getPassword());
+		// The snapshot is read from the database the slot is in, on connections of its
+		// own: a long COPY must not hold the application's pool.
+		SnapshotConnections snapshotConnections = SnapshotConnections.of(connectionDetails.getJdbcUrl(),
+				connectionDetails.getUsername(), connectionDetails.getPassword());
 		return new PostlogListenerRegistry(
-				new PostlogConsumerSetup(properties, dataSource, connectionFactory, heartbeats.getIfAvailable(),
-						transactionManagers),
+				new PostlogConsumerSetup(properties, dataSource, connectionFactory, snapshotConnections,
+						heartbeats.getIfAvailable(), transactionManagers),
 				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
 				defaultErrorHandler(properties, deadLetter));
 	}
@@ -102,6 +108,43 @@ public final class PostlogAutoConfiguration {
 				properties::slotName);
 		handler.createTableIfMissing();
 		return handler;
+	}
+
+	private static void requireSupportedSnapshot(PostlogProperties properties) {
+		PostlogProperties.Snapshot snapshot = properties.getSnapshot();
+		if (snapshot.getParallelism() < 1 || snapshot.getParallelism() > 64) {
+			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.parallelism",
+					snapshot.getParallelism(), "A snapshot is read on 1 to 64 connections");
+		}
+		if (snapshot.getChunkSize() < 1) {
+			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.chunk-size", snapshot.getChunkSize(),
+					"A chunk holds at least 1 row");
+		}
+		if (snapshot.getMode() != PostlogProperties.SnapshotMode.INITIAL) {
+			return;
+		}
+		if (properties.getSlot().getLifecycle() == SlotLifecycle.TEMPORARY) {
+			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode", snapshot.getMode(),
+					"An initial snapshot is handed over to a slot that outlives its connection, and a temporary "
+							+ "slot ends with it; use postlog.slot.lifecycle=owned (dropped on stop) or "
+							+ "create-if-missing");
+		}
+		if (properties.getCheckpoint().getStore() == PostlogProperties.CheckpointStore.JDBC) {
+			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode", snapshot.getMode(),
+					"An initial snapshot cannot be delivered inside the sink transactions of "
+							+ "postlog.checkpoint.store=jdbc yet; use postlog.checkpoint.store=slot with it");
+		}
+		if (properties.getDecoder() != PostlogProperties.Decoder.PGOUTPUT) {
+			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode", snapshot.getMode(),
+					"An initial snapshot is taken for the pgoutput plugin only, not " + properties.getDecoder()
+							+ "; use postlog.decoder=pgoutput with it");
+		}
+		if (properties.getSlot().isFailover()) {
+			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode", snapshot.getMode(),
+					"An initial snapshot creates the slot with its snapshot, which cannot fail over yet; turn "
+							+ "postlog.slot.failover off, and once the slot exists enable failover on it with "
+							+ "ALTER_REPLICATION_SLOT <slot> (FAILOVER true) on a replication connection");
+		}
 	}
 
 	private static PgListenerErrorHandler defaultErrorHandler(PostlogProperties properties,
@@ -140,14 +183,7 @@ public final class PostlogAutoConfiguration {
 	}
 
 	private static void requireSupported(PostlogProperties properties) {
-		if (properties.getDecoder() != PostlogProperties.Decoder.PGOUTPUT) {
-			throw new InvalidConfigurationPropertyValueException("postlog.decoder", properties.getDecoder(),
-					"This decoder is not supported yet; use pgoutput");
-		}
-		if (properties.getSnapshot().getMode() != PostlogProperties.SnapshotMode.NEVER) {
-			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode",
-					properties.getSnapshot().getMode(), "The initial snapshot is not supported yet; use never");
-		}
+		requireSupportedSnapshot(properties);
 		PostlogProperties.Checkpoint checkpoint = properties.getCheckpoint();
 		if (checkpoint.getBatchTransactions() < 1) {
 			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.batch-transactions",

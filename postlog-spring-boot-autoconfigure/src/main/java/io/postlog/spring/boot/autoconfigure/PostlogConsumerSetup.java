@@ -10,10 +10,15 @@ import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.PgLogicalDecoder;
+import io.postlog.decoder.PgOutputLogicalDecoder;
+import io.postlog.decoder.Wal2JsonDecoder;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.stream.ReplicationConnectionFactory;
 import org.jspecify.annotations.Nullable;
 
@@ -21,6 +26,7 @@ import io.postlog.consumer.CheckpointStoreException;
 import io.postlog.consumer.CheckpointTable;
 
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
@@ -44,16 +50,19 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final ReplicationConnectionFactory connectionFactory;
 
+	private final SnapshotConnections snapshotConnections;
+
 	private final @Nullable HeartbeatTracker heartbeats;
 
 	private final ObjectProvider<PlatformTransactionManager> transactionManagers;
 
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
-			ReplicationConnectionFactory connectionFactory, @Nullable HeartbeatTracker heartbeats,
-			ObjectProvider<PlatformTransactionManager> transactionManagers) {
+			ReplicationConnectionFactory connectionFactory, SnapshotConnections snapshotConnections,
+			@Nullable HeartbeatTracker heartbeats, ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
+		this.snapshotConnections = snapshotConnections;
 		this.heartbeats = heartbeats;
 		this.transactionManagers = transactionManagers;
 	}
@@ -71,6 +80,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			PgIdentifiers.requireName("schema", table.schema());
 			PgIdentifiers.requireName("table", table.name());
 		}
+		LogicalDecoder decoder = decoder(publicationName, tables);
 		PostlogProperties.Retry retry = this.properties.getRetry();
 		// The consumer's start() runs the start-up checks and creates the slot and
 		// publication on the calling thread, so a set-up fault fails the application's
@@ -83,7 +93,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.publicationName(publicationName)
 			.publicationMode(this.properties.getPublication().getMode())
 			.tables(tables)
-			.binary(this.properties.isBinary())
+			.decoder(decoder)
 			.retryPolicy(new RetryPolicy(retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
 					retry.getMaxAttempts()))
 			.statusInterval(this.properties.getStatusInterval())
@@ -93,6 +103,9 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.maxTransactionChanges(this.properties.getMaxTransactionChanges())
 			.failover(this.properties.getSlot().isFailover())
 			.lostSlotAction(this.properties.getSlot().getOnLost());
+		if (this.properties.getBinary() != null) {
+			builder.binary(this.properties.getBinary());
+		}
 		if (this.heartbeats != null) {
 			// The default group tracks the heartbeats; every group keeps them from its
 			// listeners.
@@ -102,9 +115,44 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			}
 		}
 		checkpoint(builder, this.properties.getCheckpoint(), slotName);
+		snapshot(builder);
 		return new PostlogListenerRegistry.GroupPlan(streaming(builder),
 				new PostlogSlotMonitor(this.dataSource, slotName, publicationName),
-				this.properties.getPublication().getMode(), tables, this.dataSource);
+				this.properties.getPublication().getMode(), tables, this.dataSource, decoder);
+	}
+
+	/**
+	 * The group's decoder ({@code postlog.decoder}): pgoutput on its publication,
+	 * wal2json on its tables, pglogical on {@code postlog.pglogical.replication-sets}.
+	 */
+	private LogicalDecoder decoder(String publicationName, List<TableId> tables) {
+		return switch (this.properties.getDecoder()) {
+			case PGOUTPUT -> PgOutputLogicalDecoder.forPublications(List.of(publicationName));
+			case WAL2JSON -> wal2json(tables);
+			case PGLOGICAL -> pglogical();
+		};
+	}
+
+	private LogicalDecoder wal2json(List<TableId> tables) {
+		if (tables.isEmpty()) {
+			throw new InvalidConfigurationPropertyValueException("postlog.tables", "",
+					"wal2json streams the tables it is given: set postlog.tables, or name tables on every "
+							+ "@PgChangeListener of the group");
+		}
+		PostlogProperties.Wal2json wal2json = this.properties.getWal2json();
+		return Wal2JsonDecoder.forTables(tables)
+			.allowingInsertOnlyTables(wal2json.isAllowInsertOnlyTables())
+			.withNumericsAsStrings(wal2json.isNumbersAsStrings())
+			.allowingNonFiniteNumbersAsNull(wal2json.isAllowNonFiniteAsNull());
+	}
+
+	private LogicalDecoder pglogical() {
+		List<String> sets = this.properties.getPglogical().getReplicationSets();
+		if (sets.isEmpty()) {
+			throw new InvalidConfigurationPropertyValueException("postlog.pglogical.replication-sets", "",
+					"pglogical streams the tables of replication sets: name at least one");
+		}
+		return PgLogicalDecoder.forReplicationSets(sets);
 	}
 
 	/**
@@ -123,6 +171,20 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 		store.initialize();
 		builder.checkpointStore(store)
 			.checkpointBatch(checkpoint.getBatchTransactions(), checkpoint.getBatchMaxDelay());
+	}
+
+	/**
+	 * Configures the initial snapshot of one consumer: each group snapshots its own
+	 * publication's tables when its slot is created.
+	 */
+	private void snapshot(ReplicationConsumer.Builder builder) {
+		PostlogProperties.Snapshot snapshot = this.properties.getSnapshot();
+		if (snapshot.getMode() != PostlogProperties.SnapshotMode.INITIAL) {
+			return;
+		}
+		builder.initialSnapshot(snapshot.getParallelism(), snapshot.getChunkSize())
+			.snapshotMarkerTable(TableId.parse(snapshot.getMarkerTable()))
+			.snapshotConnections(this.snapshotConnections);
 	}
 
 	private PlatformTransactionManager transactionManager() {

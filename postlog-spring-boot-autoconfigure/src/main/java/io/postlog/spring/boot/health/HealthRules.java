@@ -19,7 +19,11 @@ import org.springframework.util.unit.DataSize;
  * for DOWN is collected, so that an operator sees all of them at once. Slot rules apply
  * whatever the consumer's state, because a slot fills the disk whether or not this
  * instance is the one reading it; the heartbeat rule applies only while this instance
- * streams.
+ * streams. While an initial snapshot is taken for the slot (the consumer is in
+ * {@code SNAPSHOT}, or the snapshot's temporary slot exists because another instance
+ * takes it), a missing slot is expected: on PostgreSQL 12+ it is created only when the
+ * snapshot is handed over, and until then the slot rules judge the snapshot's slot, which
+ * is the one retaining WAL.
  */
 final class HealthRules {
 
@@ -29,11 +33,11 @@ final class HealthRules {
 	static Verdict evaluate(Input input, Limits limits) {
 		List<String> reasons = new ArrayList<>();
 		ConsumerState state = input.state();
-		SlotInfo slot = input.slot();
+		SlotInfo slot = (input.slot() != null) ? input.slot() : input.snapshotSlot();
 		if (state == ConsumerState.FAILED || state == ConsumerState.STOPPED) {
 			reasons.add("the consumer is " + state);
 		}
-		if (state != null && slot == null) {
+		if (state != null && slot == null && state != ConsumerState.SNAPSHOT) {
 			reasons.add("replication slot '" + input.slotName() + "' does not exist");
 		}
 		if (slot != null) {
@@ -51,7 +55,7 @@ final class HealthRules {
 	}
 
 	private static void slotReasons(Input input, SlotInfo slot, Limits limits, List<String> reasons) {
-		String name = "replication slot '" + input.slotName() + "'";
+		String name = "replication slot '" + slot.slotName() + "'";
 		if (slot.isLost()) {
 			reasons.add(name + " is lost (wal_status=" + slot.walStatus()
 					+ ((slot.invalidationReason() != null) ? ", invalidation_reason=" + slot.invalidationReason() : "")
@@ -118,9 +122,18 @@ final class HealthRules {
 	 * @param position the server's WAL position
 	 * @param settings the server's settings, {@code null} if not read
 	 * @param heartbeat the heartbeats, {@code null} when off
+	 * @param snapshotSlot the temporary slot of an initial snapshot being taken while the
+	 * slot does not exist yet, else {@code null}
 	 */
 	record Input(@Nullable ConsumerState state, String slotName, @Nullable SlotInfo slot, Lsn position,
-			@Nullable ReplicationSettings settings, @Nullable HeartbeatStatus heartbeat) {
+			@Nullable ReplicationSettings settings, @Nullable HeartbeatStatus heartbeat,
+			@Nullable SlotInfo snapshotSlot) {
+
+		Input(@Nullable ConsumerState state, String slotName, @Nullable SlotInfo slot, Lsn position,
+				@Nullable ReplicationSettings settings, @Nullable HeartbeatStatus heartbeat) {
+			this(state, slotName, slot, position, settings, heartbeat, null);
+		}
+
 	}
 
 	/**

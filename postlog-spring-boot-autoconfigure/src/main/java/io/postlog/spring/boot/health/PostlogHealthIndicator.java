@@ -8,8 +8,10 @@ import java.util.function.Supplier;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.consumer.ConsumerState;
+import io.postlog.consumer.SnapshotProgress;
 import io.postlog.heartbeat.HeartbeatStatus;
 import io.postlog.heartbeat.HeartbeatTracker;
+import io.postlog.snapshot.TableProgress;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogSlotMonitor;
 import org.jspecify.annotations.Nullable;
@@ -28,7 +30,11 @@ import org.springframework.util.unit.DataSize;
  * of {@code max_slot_wal_keep_size}, or when a heartbeat has not come back within
  * {@code postlog.heartbeat.timeout}. UP again as soon as the cause is gone. While the
  * consumer is not running, the {@code lastError} detail gives its latest failure
- * (value-free). Thread-safe.
+ * (value-free). While an initial snapshot runs, health is UNKNOWN, not DOWN, with its
+ * progress in the {@code snapshot} detail: the application is working, but its listeners
+ * have not seen every row yet, and on PostgreSQL 12+ the slot exists only once the
+ * snapshot is handed over (the rules judge the snapshot's temporary slot meanwhile).
+ * Thread-safe.
  */
 public class PostlogHealthIndicator extends AbstractHealthIndicator {
 
@@ -37,6 +43,8 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 	private final Supplier<@Nullable Instant> lastCommitTime;
 
 	private final Supplier<@Nullable Throwable> lastFailure;
+
+	private final Supplier<@Nullable SnapshotProgress> snapshot;
 
 	private final Supplier<PostlogSlotMonitor.SlotStatus> slot;
 
@@ -64,8 +72,8 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 	 */
 	public PostlogHealthIndicator(PostlogConsumerGroup group, @Nullable DataSize maxLag, @Nullable DataSize maxRetained,
 			double maxRetainedRatio, @Nullable HeartbeatTracker heartbeats) {
-		this(group::state, group::lastCommitTime, group::lastFailure, group.monitor()::status, maxLag, maxRetained,
-				maxRetainedRatio, heartbeats);
+		this(group::state, group::lastCommitTime, group::lastFailure, group::snapshot, group.monitor()::status, maxLag,
+				maxRetained, maxRetainedRatio, heartbeats);
 	}
 
 	/**
@@ -84,10 +92,31 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 			Supplier<@Nullable Throwable> lastFailure, Supplier<PostlogSlotMonitor.SlotStatus> slot,
 			@Nullable DataSize maxLag, @Nullable DataSize maxRetained, double maxRetainedRatio,
 			@Nullable HeartbeatTracker heartbeats) {
+		this(state, lastCommitTime, lastFailure, () -> null, slot, maxLag, maxRetained, maxRetainedRatio, heartbeats);
+	}
+
+	/**
+	 * Creates an indicator.
+	 * @param state the consumer's state, {@code null} when none runs
+	 * @param lastCommitTime the commit time of the last transaction delivered
+	 * @param lastFailure the consumer's latest failure
+	 * @param snapshot the initial snapshot's progress, {@code null} when none was taken
+	 * @param slot reads the slot, the server's position and settings
+	 * @param maxLag lag above which health is DOWN, or {@code null} for no limit
+	 * @param maxRetained retained WAL above which health is DOWN, or {@code null}
+	 * @param maxRetainedRatio share of {@code max_slot_wal_keep_size} above which health
+	 * is DOWN
+	 * @param heartbeats the heartbeats to watch, or {@code null} when they are off
+	 */
+	public PostlogHealthIndicator(Supplier<@Nullable ConsumerState> state, Supplier<@Nullable Instant> lastCommitTime,
+			Supplier<@Nullable Throwable> lastFailure, Supplier<@Nullable SnapshotProgress> snapshot,
+			Supplier<PostlogSlotMonitor.SlotStatus> slot, @Nullable DataSize maxLag, @Nullable DataSize maxRetained,
+			double maxRetainedRatio, @Nullable HeartbeatTracker heartbeats) {
 		super("postlog health check failed");
 		this.state = state;
 		this.lastCommitTime = lastCommitTime;
 		this.lastFailure = lastFailure;
+		this.snapshot = snapshot;
 		this.slot = slot;
 		this.limits = new HealthRules.Limits(maxLag, maxRetained, maxRetainedRatio);
 		this.heartbeats = heartbeats;
@@ -136,9 +165,12 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 		if (heartbeat != null) {
 			builder.withDetail("heartbeat", heartbeat(heartbeat));
 		}
-		HealthRules.Verdict verdict = HealthRules.evaluate(
-				new HealthRules.Input(state, status.slotName(), slot, status.currentLsn(), settings, heartbeat),
-				this.limits);
+		SnapshotProgress snapshot = this.snapshot.get();
+		if (snapshot != null || status.snapshotSlot() != null) {
+			builder.withDetail("snapshot", snapshot(snapshot, status.snapshotSlot()));
+		}
+		HealthRules.Verdict verdict = HealthRules.evaluate(new HealthRules.Input(state, status.slotName(), slot,
+				status.currentLsn(), settings, heartbeat, status.snapshotSlot()), this.limits);
 		if (!verdict.reasons().isEmpty()) {
 			builder.withDetail("reasons", verdict.reasons());
 		}
@@ -156,6 +188,23 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 		failover.put("synchronizedStandbySlots", String.valueOf(settings.synchronizedStandbySlots()));
 		failover.put("ready", enabled && settings.waitsForStandbys());
 		return failover;
+	}
+
+	private static Map<String, Object> snapshot(@Nullable SnapshotProgress progress, @Nullable SlotInfo snapshotSlot) {
+		Map<String, Object> snapshot = new LinkedHashMap<>();
+		if (progress != null) {
+			snapshot.put("consistentPoint", progress.consistentPoint().toString());
+			snapshot.put("complete", progress.complete());
+			snapshot.put("rowsDone", progress.rowsDone());
+			snapshot.put("rowsEstimated", progress.rowsEstimated());
+			snapshot.put("tables", progress.tables().size());
+			snapshot.put("tablesDone", progress.tables().stream().filter(TableProgress::done).count());
+		}
+		if (snapshotSlot != null) {
+			snapshot.put("slot", snapshotSlot.slotName());
+			snapshot.put("active", snapshotSlot.active());
+		}
+		return snapshot;
 	}
 
 	private static Map<String, Object> heartbeat(HeartbeatStatus status) {

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.postlog.Change;
+import io.postlog.Operation;
 import io.postlog.Transaction;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.spring.PostlogSlotMonitor;
@@ -134,6 +135,12 @@ public class GroupMeters implements ConsumerListener {
 				.counter("postlog.changes", "slot", this.slot, "group", this.group, "table", change.table().toString(),
 						"operation", change.operation().name())
 				.increment();
+			if (change.operation() == Operation.SNAPSHOT) {
+				registry
+					.counter("postlog.snapshot.rows", "slot", this.slot, "group", this.group, "table",
+							change.table().toString())
+					.increment();
+			}
 		}
 	}
 

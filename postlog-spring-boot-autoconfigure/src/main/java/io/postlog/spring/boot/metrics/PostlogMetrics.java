@@ -27,7 +27,8 @@ import org.springframework.context.ApplicationListener;
  * {@code postlog.slot.safe-wal-size} (PostgreSQL 13+ with {@code max_slot_wal_keep_size};
  * NaN otherwise), in bytes, read from the server at most every few seconds, and
  * {@code postlog.listener.skipped} (tag {@code listener}: changes a listener's error
- * handler skipped or dead-lettered). Every meter carries the tags {@code slot} and
+ * handler skipped or dead-lettered) and {@code postlog.snapshot.rows} (tag {@code table}:
+ * rows of the initial snapshot delivered). Every meter carries the tags {@code slot} and
  * {@code group}. Events before binding are not counted. Thread-safe.
  */
 public class PostlogMetrics implements MeterBinder, PostlogListenerRegistry.GroupObserver,

@@ -58,6 +58,17 @@ class FailureAnalyzersIntegrationTests {
 	}
 
 	@Test
+	void initialSnapshotOnASlotThatMustExistExplainsWhyNot(PostgresDatabase database, CapturedOutput output) {
+		database.execute("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY)",
+				"SELECT pg_create_logical_replication_slot('existing_snapshot', 'pgoutput')");
+		failToStart(database, "--postlog.slot.name=existing_snapshot", "--postlog.slot.lifecycle=existing",
+				"--postlog.snapshot.mode=initial");
+		assertThat(output).contains("APPLICATION FAILED TO START", "postlog cannot take the initial snapshot",
+				"slot 'existing_snapshot'", "exists already (confirmed at ", "postlog.snapshot.mode=never");
+		database.execute("SELECT pg_drop_replication_slot('existing_snapshot')");
+	}
+
+	@Test
 	void badIdentifierExplainsTheRule(PostgresDatabase database, CapturedOutput output) {
 		database.execute("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY)");
 		failToStart(database, "--postlog.slot.name=Bad-Slot");

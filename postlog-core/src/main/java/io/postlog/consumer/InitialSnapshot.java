@@ -1,0 +1,366 @@
+package io.postlog.consumer;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import io.postlog.Change;
+import io.postlog.Lsn;
+import io.postlog.Row;
+import io.postlog.TableId;
+import io.postlog.admin.PgErrors;
+import io.postlog.admin.ReplicationAdmin;
+import io.postlog.snapshot.ExportedSnapshot;
+import io.postlog.snapshot.SnapshotHandOff;
+import io.postlog.snapshot.SnapshotReader;
+import io.postlog.snapshot.SnapshotResult;
+import io.postlog.types.ValueDecoders;
+import org.jspecify.annotations.Nullable;
+import org.postgresql.PGProperty;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The initial snapshot inside the consumer, run on the delivery thread before the first
+ * stream. It takes the slot's crash-safe hand-off ({@link SnapshotHandOff}); when that
+ * asks for a snapshot, it reads every table of the publication under the slot's exported
+ * snapshot ({@link SnapshotReader}) and delivers the rows through the {@link Dispatcher}
+ * in batches, to the same subscriptions and lanes as stream changes. Only once every
+ * batch is finished (handlers returned, lanes passed it, every {@code Acknowledgment}
+ * acknowledged) is the slot handed over; the stream then starts at the consistent point.
+ * A failure or a stop before that leaves nothing to stream from (PostgreSQL 12+) or a
+ * marker that says {@code started} (10, 11), so the next attempt, in this process or
+ * another, snapshots again. Not thread-safe but for {@link #cancel()} and
+ * {@link #progress()}.
+ */
+final class InitialSnapshot {
+
+	private static final Logger logger = LoggerFactory.getLogger(InitialSnapshot.class);
+
+	private static final int BATCH = 256;
+
+	private final ConsumerConfig config;
+
+	private final SnapshotSettings settings;
+
+	private final @Nullable TableId heartbeatTable;
+
+	private final AdminConnections admin;
+
+	private final ValueDecoders decoders;
+
+	private final Dispatcher dispatcher;
+
+	private final AckWindow window;
+
+	private final ConsumerStates states;
+
+	private final StopSignal stop;
+
+	private final boolean routing;
+
+	private final int batchSize;
+
+	private boolean pending = true;
+
+	private volatile boolean cancelled;
+
+	private volatile @Nullable Connection exporting;
+
+	private volatile @Nullable SnapshotReader reader;
+
+	private volatile @Nullable Lsn consistentPoint;
+
+	private volatile @Nullable SnapshotProgress completed;
+
+	InitialSnapshot(ConsumerConfig config, SnapshotSettings settings, @Nullable TableId heartbeatTable,
+			AdminConnections admin, ValueDecoders decoders, Dispatcher dispatcher, AckWindow window,
+			ConsumerStates states, StopSignal stop) {
+		this.config = config;
+		this.settings = settings;
+		this.heartbeatTable = heartbeatTable;
+		this.admin = admin;
+		this.decoders = decoders;
+		this.dispatcher = dispatcher;
+		this.window = window;
+		this.states = states;
+		this.stop = stop;
+		this.routing = config.subscriptions().stream().anyMatch((s) -> s.concurrency() > 1);
+		this.batchSize = Math.min(BATCH, config.maxTransactionChanges());
+	}
+
+	/**
+	 * Returns whether the hand-off is still to be taken: until this process has handed a
+	 * snapshot over, or found that the slot exists.
+	 * @return whether {@link #run()} is to run before the next stream
+	 */
+	boolean pending() {
+		return this.pending;
+	}
+
+	/**
+	 * Makes the hand-off to be taken again before the next stream: the slot was lost and
+	 * dropped, and a new snapshot creates it.
+	 */
+	void again() {
+		this.pending = true;
+		this.completed = null;
+	}
+
+	/**
+	 * Takes the hand-off, and the snapshot when it asks for one. Returns when the slot
+	 * may be streamed from its confirmed position; throws otherwise, leaving the hand-off
+	 * to be taken again.
+	 * @throws io.postlog.admin.SlotInUseException if another process snapshots or streams
+	 * the slot
+	 * @throws io.postlog.snapshot.SnapshotException if the snapshot cannot be taken, read
+	 * or handed over
+	 * @throws ListenerRunner.StopRequested if a stop ended it
+	 * @throws InterruptedException if interrupted while delivering
+	 */
+	void run() throws InterruptedException {
+		String slot = this.config.slotName();
+		Connection replication = connect();
+		try (SnapshotHandOff handOff = SnapshotHandOff.open(replication, slot, this.config.slotLifecycle(),
+				this.settings.markerTable())) {
+			if (handOff.method() == SnapshotHandOff.Method.MARKER_TABLE) {
+				// A publication of all tables publishes the marker's updates too.
+				this.dispatcher.ignore(this.settings.markerTable());
+			}
+			SnapshotHandOff.Decision decision = this.admin.apply("Deciding on the initial snapshot of slot " + slot,
+					handOff::decide);
+			if (decision.action() == SnapshotHandOff.Action.STREAM) {
+				this.pending = false;
+				return;
+			}
+			this.states.snapshot();
+			ExportedSnapshot snapshot = export(handOff, replication);
+			try {
+				SnapshotResult result = deliver(snapshot);
+				this.admin.apply("Handing slot " + slot + " over to its stream", handOff::complete);
+				this.window.baseline(snapshot.consistentPoint());
+				this.pending = false;
+				SnapshotProgress progress = new SnapshotProgress(snapshot.consistentPoint(), result.tables(), true);
+				this.completed = progress;
+				notifyCompleted(progress);
+			}
+			catch (RuntimeException | InterruptedException | Error ex) {
+				abandoned(snapshot.consistentPoint());
+				throw ex;
+			}
+		}
+		finally {
+			this.reader = null;
+		}
+	}
+
+	/**
+	 * Asks a running snapshot to end: its read stops, and a slot creation waiting for a
+	 * consistent point is broken off. Thread-safe.
+	 */
+	void cancel() {
+		this.cancelled = true;
+		SnapshotReader current = this.reader;
+		if (current != null) {
+			current.cancel();
+		}
+		Connection connection = this.exporting;
+		if (connection != null) {
+			try {
+				connection.abort(Runnable::run);
+			}
+			catch (SQLException | RuntimeException ex) {
+				logger.debug("Breaking off the snapshot's replication connection failed", ex);
+			}
+		}
+	}
+
+	/**
+	 * Returns the progress of the snapshot being delivered, or of the one handed over.
+	 * Thread-safe.
+	 * @return the progress, or {@code null} while none is being delivered and none was
+	 */
+	@Nullable SnapshotProgress progress() {
+		SnapshotProgress done = this.completed;
+		if (done != null) {
+			return done;
+		}
+		Lsn point = this.consistentPoint;
+		SnapshotReader current = this.reader;
+		return (point != null) ? new SnapshotProgress(point, (current != null) ? current.progress() : List.of(), false)
+				: null;
+	}
+
+	private Connection connect() {
+		Properties properties = new Properties();
+		int seconds = (int) Math.max(1, Math.min(Integer.MAX_VALUE, this.config.connectTimeout().toSeconds()));
+		PGProperty.CONNECT_TIMEOUT.set(properties, seconds);
+		PGProperty.LOGIN_TIMEOUT.set(properties, seconds);
+		PGProperty.TCP_KEEP_ALIVE.set(properties, true);
+		try {
+			return this.settings.replication().connect(properties);
+		}
+		catch (SQLException ex) {
+			throw PgErrors.translateReplication(ex, this.config.slotName(), false,
+					"Could not open a replication connection for the initial snapshot of slot '"
+							+ this.config.slotName() + "'");
+		}
+	}
+
+	/**
+	 * Creates the slot with its exported snapshot, which waits for the transactions
+	 * running then; a stop breaks the wait off.
+	 */
+	private ExportedSnapshot export(SnapshotHandOff handOff, Connection replication) {
+		this.exporting = replication;
+		try {
+			if (this.cancelled) {
+				throw new ListenerRunner.StopRequested();
+			}
+			return this.admin.apply("Exporting the snapshot of slot " + this.config.slotName(),
+					handOff::exportSnapshot);
+		}
+		catch (RuntimeException ex) {
+			if (this.cancelled) {
+				throw new ListenerRunner.StopRequested();
+			}
+			throw ex;
+		}
+		finally {
+			this.exporting = null;
+		}
+	}
+
+	private SnapshotResult deliver(ExportedSnapshot snapshot) throws InterruptedException {
+		List<TableId> tables = tables();
+		Lsn point = snapshot.consistentPoint();
+		this.consistentPoint = point;
+		// Called as a handler is: what it throws ends this attempt.
+		this.config.listener().snapshotStarted(point, tables);
+		SnapshotReader snapshotReader = new SnapshotReader(this.settings.readers(), this.decoders);
+		this.reader = snapshotReader;
+		if (this.cancelled) {
+			snapshotReader.cancel();
+		}
+		Batches batches = new Batches(point, snapshot.createdAt());
+		SnapshotResult result = snapshotReader.read(snapshot, tables, this.settings.options(), batches::add);
+		batches.flush();
+		this.dispatcher.awaitLanes();
+		while (!this.window.awaitEmpty(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200))) {
+			if (this.stop.requested()) {
+				logger.info("Consumer of slot {} stops before its snapshot was acknowledged; it is taken again",
+						this.config.slotName());
+				throw new ListenerRunner.StopRequested();
+			}
+		}
+		return result;
+	}
+
+	/**
+	 * Returns the publication's tables, but for postlog's own: the marker table and the
+	 * heartbeat table, whose rows no subscription sees.
+	 */
+	private List<TableId> tables() {
+		List<TableId> published = this.admin.apply("Reading the tables of publication " + this.config.publicationName(),
+				(connection) -> new ReplicationAdmin(connection).publicationTables(this.config.publicationName()));
+		List<TableId> tables = new ArrayList<>(published);
+		tables.remove(this.settings.markerTable());
+		if (this.heartbeatTable != null) {
+			tables.remove(this.heartbeatTable);
+		}
+		return tables;
+	}
+
+	/**
+	 * Cleans up after an attempt that was not handed over: lanes finish what they hold
+	 * (so that nothing of it runs beside the next attempt), and the window forgets it.
+	 */
+	private void abandoned(Lsn point) {
+		this.consistentPoint = null;
+		try {
+			this.dispatcher.awaitLanes();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Lanes of slot {} did not settle after the snapshot ended", this.config.slotName());
+		}
+		this.window.forgetSnapshot(point);
+	}
+
+	/** About the bytes a row holds, which bounds what lanes queue. */
+	private static int size(@Nullable Row row) {
+		if (row == null) {
+			return 0;
+		}
+		long bytes = 16;
+		for (Object value : row.asMap().values()) {
+			bytes += (value instanceof String text) ? 2L * text.length()
+					: (value instanceof byte[] binary) ? binary.length : 16;
+		}
+		return (int) Math.min(Integer.MAX_VALUE, bytes);
+	}
+
+	private void notifyCompleted(SnapshotProgress progress) {
+		try {
+			this.config.listener().snapshotCompleted(progress);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Consumer listener failed: {}", ex.getClass().getName());
+		}
+	}
+
+	/**
+	 * Gathers the rows the reader hands over into batches for the dispatcher, on the
+	 * delivery thread.
+	 */
+	private final class Batches {
+
+		private final Lsn consistentPoint;
+
+		private final Instant snapshotTime;
+
+		private List<Event.ChangeArrived> rows = new ArrayList<>(InitialSnapshot.this.batchSize);
+
+		Batches(Lsn consistentPoint, Instant snapshotTime) {
+			this.consistentPoint = consistentPoint;
+			this.snapshotTime = snapshotTime;
+		}
+
+		void add(Change change) {
+			if (InitialSnapshot.this.stop.requested()) {
+				throw new ListenerRunner.StopRequested();
+			}
+			// Lanes are drained before the stream starts, so a snapshot row's lane
+			// need not follow its key: the row's id spreads them.
+			int route = change.id().hashCode();
+			this.rows.add(new Event.ChangeArrived(change, route, route,
+					InitialSnapshot.this.routing ? size(change.after()) : 0));
+			if (this.rows.size() >= InitialSnapshot.this.batchSize) {
+				flush();
+			}
+		}
+
+		void flush() {
+			if (this.rows.isEmpty()) {
+				return;
+			}
+			List<Event.ChangeArrived> batch = this.rows;
+			this.rows = new ArrayList<>(InitialSnapshot.this.batchSize);
+			try {
+				InitialSnapshot.this.dispatcher.snapshot(batch, this.consistentPoint, this.snapshotTime);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new ListenerRunner.StopRequested();
+			}
+		}
+
+	}
+
+}

@@ -18,25 +18,39 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A transactional checkpoint store on a transactional Kafka producer: the consumer's sink
+ * A transactional checkpoint store on transactional Kafka producers: the consumer's sink
  * transaction is a Kafka transaction, and its checkpoint is a record in the offsets topic
  * written in that same transaction, so the relayed records and the relayed position
  * commit together or not at all.
+ * <p>
+ * <b>Two producers, in turn.</b> A Kafka commit returns once the coordinator has decided
+ * it, before the commit markers are written; a transaction of the same transactional id
+ * that starts at once finds the coordinator still busy with the last one
+ * ({@code CONCURRENT_TRANSACTIONS}), and its first records wait 20 to 100 ms on the
+ * broker, then the client's {@code retry.backoff.ms}. A relay that keeps up commits back
+ * to back, so the store takes turns between two producers, the transactional id and the
+ * id followed by {@code -1}: each begins while the other's markers are written. Only one
+ * transaction is ever open and the next begins after the last commit returned, so every
+ * partition holds the batches in commit order, and the offsets topic's last committed
+ * record is the relayed position.
  * <ul>
- * <li>{@link #load()} starts each session: it makes the producer if there is none, whose
- * {@code initTransactions} fences every older producer of the transactional id and
+ * <li>{@link #load()} starts each session: it makes the producers that are missing, whose
+ * {@code initTransactions} fences every older producer of their transactional id and
  * completes or aborts what it left open, and then reads the relayed position back from
  * the offsets topic ({@code read_committed}).</li>
  * <li>{@link #begin()} opens the sink transaction; the Kafka transaction begins with its
  * first record, so a batch with nothing to relay costs Kafka nothing.</li>
+ * <li>A record the producer fails (its callback says so: the broker is gone, the batch
+ * expired) dooms its Kafka transaction: the next record or the commit fails at once, so
+ * that the consumer rolls back and retries instead of sending on into it.</li>
  * <li>{@link #commit(Lsn)} adds the offset record and commits; a commit that timed out is
  * retried as the Kafka client allows, and any other failure leaves the transaction to
- * {@link #rollback()}, which aborts it or, when it cannot, closes the producer so that
+ * {@link #rollback()}, which aborts it or, when it cannot, closes that producer so that
  * the next session starts with a new one.</li>
- * <li>A fenced producer is closed and reported as {@link KafkaProducerFencedException}:
- * the consumer then waits in standby behind the relay that fenced it. Fenced three times
- * in a row with no other relay seen on the slot, the relay fails: something else uses its
- * transactional id.</li>
+ * <li>A fenced producer closes both and is reported as
+ * {@link KafkaProducerFencedException}: the consumer then waits in standby behind the
+ * relay that fenced it. Fenced three times in a row with no other relay seen on the slot,
+ * the relay fails: something else uses its transactional id.</li>
  * </ul>
  * Called on the consumer's delivery thread only, except {@link #close()}, called once the
  * consumer stopped.
@@ -51,7 +65,7 @@ final class KafkaCheckpointStore implements CheckpointStore {
 
 	private final String transactionalId;
 
-	private final Function<String, Producer<byte[], byte[]>> producers;
+	private final Function<String, Producer<byte[], byte[]>> factory;
 
 	private final OffsetsTopic offsets;
 
@@ -59,10 +73,26 @@ final class KafkaCheckpointStore implements CheckpointStore {
 
 	private final Runnable onSession;
 
-	private @Nullable Producer<byte[], byte[]> producer;
+	private final String[] transactionalIds;
+
+	@SuppressWarnings("unchecked")
+	private final @Nullable Producer<byte[], byte[]>[] producers = new Producer[2];
+
+	/** The producer whose turn it is. */
+	private int turn;
 
 	/** Whether the Kafka transaction has begun (with its first record). */
 	private boolean open;
+
+	/** Counts the Kafka transactions begun, so that a record's failure finds its own. */
+	private long transaction;
+
+	/**
+	 * The first failed record of a transaction, from the producer's callback thread. A
+	 * failed record dooms its transaction; the next send or the commit reports it at
+	 * once, rather than waiting, record after record, for a broker that is gone.
+	 */
+	private volatile @Nullable FailedRecord failedRecord;
 
 	private boolean offsetSent;
 
@@ -82,7 +112,8 @@ final class KafkaCheckpointStore implements CheckpointStore {
 			OffsetsTopic offsets, RelayProgress progress, Runnable onSession) {
 		this.slotName = slotName;
 		this.transactionalId = transactionalId;
-		this.producers = producers;
+		this.transactionalIds = transactionalIds(transactionalId);
+		this.factory = producers;
 		this.offsets = offsets;
 		this.progress = progress;
 		this.onSession = onSession;
@@ -106,8 +137,10 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		}
 		this.fenced = false;
 		this.onSession.run();
-		if (this.producer == null) {
-			this.producer = newProducer();
+		for (int i = 0; i < this.producers.length; i++) {
+			if (this.producers[i] == null) {
+				this.producers[i] = newProducer(this.transactionalIds[i]);
+			}
 		}
 		Lsn checkpoint = this.offsets.read();
 		this.progress.loaded(checkpoint);
@@ -116,8 +149,17 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		return checkpoint;
 	}
 
-	private Producer<byte[], byte[]> newProducer() {
-		Producer<byte[], byte[]> created = this.producers.apply(this.transactionalId);
+	/**
+	 * Returns the transactional ids of a relay's two producers.
+	 * @param transactionalId the configured id
+	 * @return the id and the id followed by {@code -1}
+	 */
+	static String[] transactionalIds(String transactionalId) {
+		return new String[] { transactionalId, transactionalId + "-1" };
+	}
+
+	private Producer<byte[], byte[]> newProducer(String id) {
+		Producer<byte[], byte[]> created = this.factory.apply(id);
 		try {
 			// Fences older producers of this id and settles what they left open, so the
 			// offsets topic read next holds their last commit.
@@ -126,8 +168,8 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		}
 		catch (KafkaException ex) {
 			created.close(Duration.ZERO);
-			throw new KafkaRelayException("Could not initialize the transactional Kafka producer '"
-					+ this.transactionalId + "' of slot '" + this.slotName + "'", ex);
+			throw new KafkaRelayException("Could not initialize the transactional Kafka producer '" + id + "' of slot '"
+					+ this.slotName + "'", ex);
 		}
 	}
 
@@ -153,12 +195,22 @@ final class KafkaCheckpointStore implements CheckpointStore {
 			if (!this.open) {
 				current.beginTransaction();
 				this.open = true;
+				this.transaction++;
 			}
-			current.send(record);
+			else if (requireNoFailedRecord()) {
+				return;
+			}
+			long transaction = this.transaction;
+			current.send(record, (metadata, failure) -> {
+				FailedRecord earlier = this.failedRecord;
+				if (failure != null && (earlier == null || earlier.transaction() != transaction)) {
+					this.failedRecord = new FailedRecord(transaction, failure);
+				}
+			});
 		}
 		catch (KafkaException ex) {
 			if (isFence(ex)) {
-				fence(ex);
+				fence();
 				return;
 			}
 			throw new KafkaRelayException(
@@ -177,6 +229,9 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		if (!this.open) {
 			return;
 		}
+		if (requireNoFailedRecord()) {
+			throw fencedException(null);
+		}
 		Producer<byte[], byte[]> current = requireProducer();
 		try {
 			if (!this.offsetSent) {
@@ -187,7 +242,7 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		}
 		catch (KafkaException ex) {
 			if (isFence(ex)) {
-				fence(ex);
+				fence();
 				throw fencedException(ex);
 			}
 			String retry = (ex instanceof TimeoutException) ? " (timed out; the commit is retried)" : "";
@@ -196,13 +251,14 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		}
 		this.open = false;
 		this.offsetSent = false;
+		this.turn = (this.turn + 1) % this.producers.length;
 		this.progress.committed(commitLsn, this.pendingCommitTime, this.pending);
 		this.pending = 0;
 	}
 
 	@Override
 	public void rollback() {
-		Producer<byte[], byte[]> current = this.producer;
+		Producer<byte[], byte[]> current = this.producers[this.turn];
 		if (current != null && this.open) {
 			try {
 				current.abortTransaction();
@@ -210,14 +266,32 @@ final class KafkaCheckpointStore implements CheckpointStore {
 			catch (KafkaException ex) {
 				// A producer that cannot abort (a fatal error, a commit of unknown
 				// outcome) is replaced; the next one's initTransactions settles it.
-				logger.info("Closing the Kafka producer of slot {} that could not abort its transaction ({})",
-						this.slotName, ex.getClass().getName());
-				closeProducer();
+				logger.info("Closing the Kafka producer {} of slot {} that could not abort its transaction ({})",
+						this.transactionalIds[this.turn], this.slotName, ex.getClass().getName());
+				closeProducer(this.turn);
 			}
 		}
 		this.open = false;
 		this.offsetSent = false;
 		this.pending = 0;
+	}
+
+	/**
+	 * Reports a failed record of the open transaction: a fence is taken as one.
+	 * @return whether the producer was fenced
+	 * @throws KafkaRelayException if a record failed otherwise
+	 */
+	private boolean requireNoFailedRecord() {
+		FailedRecord failed = this.failedRecord;
+		if (failed == null || failed.transaction() != this.transaction) {
+			return false;
+		}
+		if (isFence(failed.cause())) {
+			fence();
+			return true;
+		}
+		throw new KafkaRelayException("A record of the open Kafka transaction of slot '" + this.slotName
+				+ "' failed; the transaction is rolled back", failed.cause());
 	}
 
 	/**
@@ -232,35 +306,43 @@ final class KafkaCheckpointStore implements CheckpointStore {
 	 * the next producer of the id, or by Kafka's transaction timeout.
 	 */
 	void close() {
-		closeProducer();
+		closeProducers();
 	}
 
 	private Producer<byte[], byte[]> requireProducer() {
-		Producer<byte[], byte[]> current = this.producer;
+		Producer<byte[], byte[]> current = this.producers[this.turn];
 		if (current == null) {
 			throw new KafkaRelayException("The Kafka producer of slot '" + this.slotName + "' is closed", null);
 		}
 		return current;
 	}
 
-	private void fence(KafkaException cause) {
+	private void fence() {
 		this.fenced = true;
 		this.fencedInSession = true;
 		this.open = false;
 		this.offsetSent = false;
 		this.progress.fenced();
-		logger.warn("The Kafka producer of transactional id '{}' relaying slot {} was fenced by a newer one; "
-				+ "this relay stops relaying and waits for the slot", this.transactionalId, this.slotName);
-		closeProducer();
+		logger.warn(
+				"The Kafka producer of transactional id '{}' relaying slot {} was fenced by a newer one; "
+						+ "this relay stops relaying and waits for the slot",
+				this.transactionalIds[this.turn], this.slotName);
+		closeProducers();
 	}
 
 	private KafkaProducerFencedException fencedException(@Nullable Throwable cause) {
 		return new KafkaProducerFencedException(this.slotName, this.transactionalId, cause);
 	}
 
-	private void closeProducer() {
-		Producer<byte[], byte[]> current = this.producer;
-		this.producer = null;
+	private void closeProducers() {
+		for (int i = 0; i < this.producers.length; i++) {
+			closeProducer(i);
+		}
+	}
+
+	private void closeProducer(int index) {
+		Producer<byte[], byte[]> current = this.producers[index];
+		this.producers[index] = null;
 		if (current != null) {
 			try {
 				current.close(Duration.ZERO);
@@ -269,6 +351,12 @@ final class KafkaCheckpointStore implements CheckpointStore {
 				logger.debug("Closing the Kafka producer of slot {} failed", this.slotName, ex);
 			}
 		}
+	}
+
+	/**
+	 * A record that failed, and the Kafka transaction it was sent in.
+	 */
+	private record FailedRecord(long transaction, Exception cause) {
 	}
 
 	static boolean isFence(Throwable failure) {

@@ -71,6 +71,8 @@ public final class KafkaRelay {
 
 	private final @Nullable DataSource dataSource;
 
+	private final Listeners listeners;
+
 	private KafkaRelay(Builder builder, RelayProgress progress) {
 		this.progress = progress;
 		this.slotName = builder.slotName;
@@ -97,13 +99,14 @@ public final class KafkaRelay {
 			published.add(outboxTable);
 		}
 		KafkaCheckpointStore store = this.store;
+		this.listeners = new Listeners(store, builder.listeners);
 		ReplicationConsumer.Builder consumer = Objects.requireNonNull(builder.consumer, "consumer");
 		consumer.slotName(builder.slotName)
 			.publicationName(builder.publicationName)
 			.tables(published)
 			.checkpointStore(store)
 			.checkpointBatch(builder.batchTransactions, builder.batchDelay)
-			.listener(new Listeners(store, builder.listeners));
+			.listener(this.listeners);
 		consumer.subscribe(Subscription.onChange("kafka-relay", (change) -> {
 			if (change.table().equals(outboxTable)) {
 				if (change.operation() == Operation.INSERT) {
@@ -200,6 +203,22 @@ public final class KafkaRelay {
 	 */
 	public String slotName() {
 		return this.slotName;
+	}
+
+	/**
+	 * Returns the relay's latest failure: what made it retry or fail.
+	 * @return the failure, or {@code null} when there was none
+	 */
+	public @Nullable Throwable lastFailure() {
+		return this.listeners.lastFailure;
+	}
+
+	/**
+	 * Returns the compacted topic holding the relayed position.
+	 * @return the topic's name
+	 */
+	public String offsetsTopic() {
+		return this.offsets.name();
 	}
 
 	/**
@@ -530,6 +549,8 @@ public final class KafkaRelay {
 
 		private final List<ConsumerListener> listeners;
 
+		private volatile @Nullable Throwable lastFailure;
+
 		Listeners(KafkaCheckpointStore store, List<ConsumerListener> listeners) {
 			this.store = store;
 			this.listeners = List.copyOf(listeners);
@@ -539,6 +560,9 @@ public final class KafkaRelay {
 		public void stateChanged(ConsumerState previous, ConsumerState current, @Nullable Throwable cause) {
 			if (current == ConsumerState.STANDBY) {
 				this.store.standby();
+			}
+			if (cause != null) {
+				this.lastFailure = cause;
 			}
 			for (ConsumerListener listener : this.listeners) {
 				listener.stateChanged(previous, current, cause);
@@ -561,6 +585,7 @@ public final class KafkaRelay {
 
 		@Override
 		public void retrying(int attempt, Duration backOff, Throwable cause) {
+			this.lastFailure = cause;
 			for (ConsumerListener listener : this.listeners) {
 				listener.retrying(attempt, backOff, cause);
 			}

@@ -31,17 +31,52 @@ final class KafkaTestBroker implements AutoCloseable {
 	}
 
 	static KafkaTestBroker start() {
-		EmbeddedKafkaKraftBroker broker = new EmbeddedKafkaKraftBroker(1, 1);
+		return start(new EmbeddedKafkaKraftBroker(1, 1), Map.of());
+	}
+
+	/**
+	 * Starts a broker configured as {@link #start()} does, with more broker properties.
+	 */
+	static KafkaTestBroker start(EmbeddedKafkaKraftBroker broker, Map<String, String> properties) {
 		broker.brokerProperty("transaction.state.log.replication.factor", "1");
 		broker.brokerProperty("transaction.state.log.min.isr", "1");
 		broker.brokerProperty("offsets.topic.replication.factor", "1");
 		broker.brokerProperty("auto.create.topics.enable", "true");
+		properties.forEach(broker::brokerProperty);
 		broker.afterPropertiesSet();
 		return new KafkaTestBroker(broker);
 	}
 
 	String bootstrapServers() {
 		return this.broker.getBrokersAsString();
+	}
+
+	/**
+	 * Returns the port the broker listens on for a listener, whatever it advertises.
+	 */
+	int boundPort(String listener) {
+		return this.broker.getCluster()
+			.brokers()
+			.values()
+			.iterator()
+			.next()
+			.boundPort(new org.apache.kafka.common.network.ListenerName(listener));
+	}
+
+	/**
+	 * Returns the transactional ids the broker's coordinators know.
+	 */
+	java.util.Set<String> transactionalIds() {
+		return this.broker.doWithAdminFunction((admin) -> {
+			try {
+				java.util.Set<String> ids = new java.util.HashSet<>();
+				admin.listTransactions().all().get().forEach((listing) -> ids.add(listing.transactionalId()));
+				return ids;
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException("Could not list the broker's transactions", ex);
+			}
+		});
 	}
 
 	Map<String, Object> clientProperties() {

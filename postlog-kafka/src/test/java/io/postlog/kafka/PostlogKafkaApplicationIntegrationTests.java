@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.postlog.spring.boot.actuate.PostlogEndpoint;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -29,7 +30,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * A whole Boot application with {@code postlog.kafka.enabled=true} on a real server and a
  * real broker: values of every kind of the Values table as the server sends them, in the
- * record's JSON; the relay's health and meters.
+ * record's JSON; the relay's health, meters and entry on the {@code postlog} endpoint.
  */
 @PostgresTest
 class PostlogKafkaApplicationIntegrationTests {
@@ -49,16 +50,16 @@ class PostlogKafkaApplicationIntegrationTests {
 	}
 
 	@Test
-	void valuesArriveAsTheReadmeSaysAndHealthAndMetersShowTheRelay(PostgresDatabase database) throws Exception {
+	void valuesArriveAsTheReadmeSaysAndHealthMetersAndEndpointShowTheRelay(PostgresDatabase database) throws Exception {
 		database.execute("CREATE TABLE kinds (id int PRIMARY KEY, price numeric(12,2), ratio float8, big int8, "
 				+ "raw bytea, at timestamptz, day date, span interval, tags text[], doc jsonb, ref uuid, "
 				+ "note text)", "ALTER TABLE kinds ALTER COLUMN note SET STORAGE EXTERNAL");
 		SpringApplication application = new SpringApplication(RelayApplication.class);
-		application
-			.setDefaultProperties(Map.of("spring.datasource.url", database.jdbcUrl(), "spring.datasource.username",
-					database.username(), "spring.kafka.bootstrap-servers", broker.bootstrapServers(),
-					"postlog.kafka.enabled", "true", "postlog.kafka.tables", "kinds", "postlog.kafka.topic",
-					"cdc.{table}", "postlog.status-interval", "1s", "spring.main.banner-mode", "off"));
+		application.setDefaultProperties(Map.of("spring.datasource.url", database.jdbcUrl(),
+				"spring.datasource.username", database.username(), "spring.kafka.bootstrap-servers",
+				broker.bootstrapServers(), "postlog.kafka.enabled", "true", "postlog.kafka.tables", "kinds",
+				"postlog.kafka.topic", "cdc.{table}", "postlog.status-interval", "1s", "spring.main.banner-mode", "off",
+				"management.endpoints.web.exposure.include", "health,postlog"));
 		try (ConfigurableApplicationContext context = application.run()) {
 			database.execute("INSERT INTO kinds VALUES (1, 12.50, 'NaN', 9007199254740993, '\\x00ff', "
 					+ "'2024-01-02 03:04:05.123456+00', 'infinity', '1 year 2 mons 3 days 04:05:06.000007', "
@@ -97,6 +98,26 @@ class PostlogKafkaApplicationIntegrationTests {
 			assertThat(meters.get("postlog.kafka.delay").tag("slot", "postlog_kafka").timer().count()).isPositive();
 			assertThat(meters.get("postlog.kafka.last-commit-lsn").gauge().value())
 				.isEqualTo((double) io.postlog.Lsn.parse(update.get("commitLsn").stringValue()).value());
+
+			PostlogEndpoint.PostlogDescriptor described = context.getBean(PostlogEndpoint.class).postlog();
+			PostlogEndpoint.ConsumerDescriptor kafka = described.consumers()
+				.stream()
+				.filter((consumer) -> consumer.group().equals("kafka"))
+				.findFirst()
+				.orElseThrow();
+			assertThat(kafka.state()).isEqualTo("RUNNING");
+			assertThat(kafka.slot().name()).isEqualTo("postlog_kafka");
+			assertThat(kafka.slot().exists()).isTrue();
+			assertThat(kafka.publication().tables()).containsExactly("public.kinds");
+			assertThat(kafka.lastCommitTime()).isEqualTo(update.get("commitTime").stringValue());
+			assertThat(kafka.details()).containsEntry("offsetsTopic", "postlog.offsets")
+				.containsEntry("lastCommitLsn", update.get("commitLsn").stringValue())
+				.containsEntry("records", 2L)
+				.containsEntry("fences", 0L)
+				.containsKey("lastKafkaCommit");
+			assertThat(described.server().slots()).filteredOn(PostlogEndpoint.ServerSlotDescriptor::postlog)
+				.extracting(PostlogEndpoint.ServerSlotDescriptor::name)
+				.contains("postlog_kafka");
 		}
 	}
 

@@ -5,6 +5,8 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
@@ -12,8 +14,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import io.postlog.Change;
+import io.postlog.Operation;
 import io.postlog.TableId;
 import io.postlog.benchmarks.e2e.Tally;
+import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.kafka.KafkaRelay;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -41,6 +46,18 @@ public final class OutboxLatencyRun {
 		int events = rate * seconds;
 		long[] committed = new long[events];
 		long[] received = new long[events];
+		// Stages, on the relay's delivery thread: the change handed to the relay, and the
+		// Kafka commit that covered it returned.
+		long[] delivered = new long[events];
+		long[] kafkaCommitted = new long[events];
+		// Wall clock, in microseconds: the server's commit timestamp of each event's
+		// transaction, and when the relay was handed the change, which splits the first
+		// stage into the server's part (WAL flush, walsender, decoding, the socket) and the
+		// relay's.
+		long[] serverCommitMicros = new long[events];
+		long[] deliveredMicros = new long[events];
+		int[] lastDelivered = { -1 };
+		int[] lastCommitted = { -1 };
 		AtomicLong count = new AtomicLong();
 		try (Connection connection = DriverManager.getConnection(url, user, null);
 				Statement statement = connection.createStatement()) {
@@ -59,6 +76,25 @@ public final class OutboxLatencyRun {
 				.publicationName("outbox_latency")
 				.outboxTable(TableId.parse("bench_outbox"))
 				.kafkaProperties(Map.of("bootstrap.servers", broker.servers()), Map.of(), Map.of(), Map.of())
+				.listener(new ConsumerListener() {
+					@Override
+					public void changeDelivered(Change change, Duration handlerTime) {
+						if (change.operation() == Operation.INSERT && change.after() != null) {
+							int seq = Integer.parseInt(String.valueOf(change.after().get("aggregateid")));
+							delivered[seq] = System.nanoTime();
+							deliveredMicros[seq] = micros(Instant.now());
+							serverCommitMicros[seq] = micros(change.commitTime());
+							lastDelivered[0] = seq;
+						}
+					}
+				})
+				.commitListener((records, commitTime, kafkaCommit) -> {
+					long now = System.nanoTime();
+					for (int seq = lastCommitted[0] + 1; seq <= lastDelivered[0]; seq++) {
+						kafkaCommitted[seq] = now;
+					}
+					lastCommitted[0] = Math.max(lastCommitted[0], lastDelivered[0]);
+				})
 				.build();
 			relay.start();
 			boolean[] done = new boolean[1];
@@ -114,13 +150,36 @@ public final class OutboxLatencyRun {
 				for (int i = 0; i < events; i++) {
 					micros[i] = Math.max(0, received[i] - committed[i]) / 1000;
 				}
-				long[] steady = Arrays.copyOfRange(micros, Math.min(events - 1, rate * warmup), events);
+				int from = Math.min(events - 1, rate * warmup);
+				long[] steady = Arrays.copyOfRange(micros, from, events);
 				System.out.println(String.format(Locale.ROOT,
-						"OUTBOX events=%d rate=%.0f max_behind_ms=%.1f%s%s records=%d", events, achieved,
-						maxBehind / 1e6, stats("", micros), stats("steady_", steady), relay.progress().records()));
+						"OUTBOX events=%d rate=%.0f max_behind_ms=%.1f%s%s records=%d kafka_transactions=%d", events,
+						achieved, maxBehind / 1e6, stats("", micros), stats("steady_", steady),
+						relay.progress().records(), relay.progress().transactions()));
+				System.out.println("OUTBOX_STAGES" + stage("to_relay_", committed, delivered, from)
+						+ stage("to_kafka_commit_", delivered, kafkaCommitted, from)
+						+ stage("to_consumer_", kafkaCommitted, received, from)
+						+ stage("server_commit_to_relay_", serverCommitMicros, deliveredMicros, from, 1));
 			}
 		}
 		System.exit(0);
+	}
+
+	/** The steady-state percentiles of one stage, from {@code start} to {@code end}. */
+	private static String stage(String prefix, long[] start, long[] end, int from) {
+		return stage(prefix, start, end, from, 1000);
+	}
+
+	private static String stage(String prefix, long[] start, long[] end, int from, long perMicro) {
+		long[] micros = new long[start.length - from];
+		for (int i = from; i < start.length; i++) {
+			micros[i - from] = Math.max(0, end[i] - start[i]) / perMicro;
+		}
+		return stats(prefix, micros);
+	}
+
+	private static long micros(Instant instant) {
+		return instant.getEpochSecond() * 1_000_000 + instant.getNano() / 1000;
 	}
 
 	private static String stats(String prefix, long[] micros) {

@@ -1,6 +1,5 @@
 package io.postlog.kafka.autoconfigure;
 
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -13,6 +12,7 @@ import io.postlog.consumer.RetryPolicy;
 import io.postlog.kafka.KafkaRelay;
 import io.postlog.kafka.KafkaRelayCustomizer;
 import io.postlog.kafka.PostlogKafkaRelay;
+import io.postlog.kafka.actuate.PostlogKafkaEndpointConsumer;
 import io.postlog.kafka.health.PostlogKafkaHealthIndicator;
 import io.postlog.kafka.metrics.PostlogKafkaMetrics;
 import io.postlog.spring.PostlogSlotMonitor;
@@ -20,7 +20,6 @@ import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.PostlogProperties;
 import io.postlog.spring.boot.metrics.GroupMeters;
 import io.postlog.stream.ReplicationConnectionFactory;
-import org.apache.kafka.clients.CommonClientConfigs;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.jspecify.annotations.Nullable;
 
@@ -47,7 +46,8 @@ import org.springframework.context.annotation.Configuration;
  * Auto-configuration} of the Kafka relay: with {@code postlog.kafka.enabled=true}, a
  * consumer of its own slot and publication relays {@code postlog.kafka.tables} and the
  * outbox to Kafka, exactly once, with the Kafka client configured by
- * {@code spring.kafka.*} (or a {@code KafkaConnectionDetails} bean) and the replication
+ * {@code spring.kafka.*} and Boot's {@code KafkaConnectionDetails} (servers, security
+ * protocol, SSL bundle), as Boot configures its own Kafka clients, and the replication
  * connection by {@code postlog.datasource.*} (or the application's
  * {@code JdbcConnectionDetails}).
  */
@@ -65,17 +65,16 @@ public final class PostlogKafkaAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	PostlogKafkaRelay postlogKafkaRelay(PostlogKafkaProperties properties, PostlogProperties postlog,
-			KafkaProperties kafka, ObjectProvider<KafkaConnectionDetails> kafkaConnection, DataSource dataSource,
+			KafkaProperties kafka, KafkaConnectionDetails connection, DataSource dataSource,
 			ObjectProvider<JdbcConnectionDetails> jdbcConnection, ObjectProvider<KafkaRelayCustomizer> customizers) {
 		ReplicationConnectionFactory connections = connectionFactory(postlog, jdbcConnection.getIfAvailable());
-		KafkaConnectionDetails connection = kafkaConnection.getIfAvailable();
 		return new PostlogKafkaRelay(() -> relay(properties, postlog, kafka, connection, dataSource, connections,
 				customizers.orderedStream().toList()), properties.isAutoStartup());
 	}
 
 	private static KafkaRelay relay(PostlogKafkaProperties properties, PostlogProperties postlog, KafkaProperties kafka,
-			@Nullable KafkaConnectionDetails connection, DataSource dataSource,
-			ReplicationConnectionFactory connections, List<KafkaRelayCustomizer> customizers) {
+			KafkaConnectionDetails connection, DataSource dataSource, ReplicationConnectionFactory connections,
+			List<KafkaRelayCustomizer> customizers) {
 		PostlogProperties.Retry retry = postlog.getRetry();
 		ReplicationConsumer.Builder consumer = ReplicationConsumer.builder()
 			.connectionFactory(connections)
@@ -104,8 +103,8 @@ public final class PostlogKafkaAutoConfiguration {
 			.outboxMessagePrefix(outbox.getMessagePrefix())
 			.batch(properties.getBatchTransactions(), properties.getBatchDelay())
 			.transactionTimeout(properties.getTransactionTimeout())
-			.kafkaProperties(bootstrap(connection), kafka.buildProducerProperties(), kafka.buildConsumerProperties(),
-					kafka.buildAdminProperties());
+			.kafkaProperties(Map.of(), RelayKafkaClients.producer(kafka, connection),
+					RelayKafkaClients.consumer(kafka, connection), RelayKafkaClients.admin(kafka, connection));
 		if (properties.getTransactionalId() != null) {
 			builder.transactionalId(properties.getTransactionalId());
 		}
@@ -113,25 +112,6 @@ public final class PostlogKafkaAutoConfiguration {
 			customizer.customize(builder);
 		}
 		return builder.build();
-	}
-
-	/**
-	 * The connection details' servers, which win over {@code spring.kafka.*} as they do
-	 * for Boot's own Kafka clients.
-	 */
-	private static Map<String, Object> bootstrap(@Nullable KafkaConnectionDetails connection) {
-		Map<String, Object> common = new HashMap<>();
-		if (connection != null) {
-			List<String> servers = connection.getProducer().getBootstrapServers();
-			if (!servers.isEmpty()) {
-				common.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, String.join(",", servers));
-			}
-			String protocol = connection.getProducer().getSecurityProtocol();
-			if (protocol != null) {
-				common.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, protocol);
-			}
-		}
-		return common;
 	}
 
 	private static ReplicationConnectionFactory connectionFactory(PostlogProperties properties,
@@ -168,6 +148,20 @@ public final class PostlogKafkaAutoConfiguration {
 		KafkaRelayCustomizer postlogKafkaMetricsCustomizer(PostlogKafkaMetrics metrics) {
 			return (builder) -> builder.listener(metrics.slotMetrics())
 				.commitListener((records, commitTime, kafkaCommit) -> metrics.committed(commitTime, kafkaCommit));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	static class RelayEndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		PostlogKafkaEndpointConsumer postlogKafkaEndpointConsumer(PostlogKafkaRelay relay,
+				PostlogKafkaProperties properties, DataSource dataSource) {
+			return new PostlogKafkaEndpointConsumer(relay, new PostlogSlotMonitor(dataSource,
+					properties.getSlot().getName(), properties.getPublication().getName()));
 		}
 
 	}

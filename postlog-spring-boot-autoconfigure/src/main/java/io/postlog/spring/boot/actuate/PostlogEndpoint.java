@@ -4,10 +4,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 import io.postlog.Lsn;
 import io.postlog.TableId;
+import io.postlog.admin.PublicationNotFoundException;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotStatistics;
@@ -28,8 +30,9 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
  * listeners with their last errors, its slot and publication, positions and lag, and its
  * initial snapshot with rows done and estimated per table; and every logical slot on the
  * server, of every database and plugin, with postlog's own (any group's) marked, so that
- * a forgotten slot is seen before it fills the disk. Reads the server on each call.
- * Thread-safe.
+ * a forgotten slot is seen before it fills the disk. Consumers beside the groups
+ * ({@link PostlogEndpointConsumer}, such as the Kafka relay) follow the groups. Reads the
+ * server on each call. Thread-safe.
  */
 @Endpoint(id = "postlog")
 public class PostlogEndpoint {
@@ -39,6 +42,8 @@ public class PostlogEndpoint {
 	private final PostlogSlotMonitor monitor;
 
 	private final @Nullable PostlogStreamingMonitor streaming;
+
+	private final List<PostlogEndpointConsumer> others;
 
 	/**
 	 * Creates the endpoint.
@@ -58,9 +63,22 @@ public class PostlogEndpoint {
 	 */
 	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
 			@Nullable PostlogStreamingMonitor streaming) {
+		this(registry, monitor, streaming, List.of());
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the listener registry
+	 * @param monitor reads the slot and publication
+	 * @param streaming the consumer's and the server's spill, or {@code null}
+	 * @param others consumers beside the groups, described after them
+	 */
+	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
+			@Nullable PostlogStreamingMonitor streaming, List<PostlogEndpointConsumer> others) {
 		this.registry = registry;
 		this.monitor = monitor;
 		this.streaming = streaming;
+		this.others = List.copyOf(others);
 	}
 
 	/**
@@ -74,10 +92,16 @@ public class PostlogEndpoint {
 			// The streaming monitor watches the default group's consumer.
 			consumers.add(describe(group.displayName(), group.state(), group.ackedLsn(), group.lastCommitTime(),
 					group.lastFailure(), group.listeners(), group.monitor(),
-					PostlogConsumerGroup.DEFAULT.equals(group.name()) ? streaming() : null, group.snapshot()));
+					PostlogConsumerGroup.DEFAULT.equals(group.name()) ? streaming() : null, group.snapshot(),
+					Map.of()));
 		}
 		if (consumers.isEmpty()) {
-			consumers.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming(), null));
+			consumers
+				.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming(), null, Map.of()));
+		}
+		for (PostlogEndpointConsumer other : this.others) {
+			consumers.add(describe(other.group(), other.state(), other.ackedLsn(), other.lastCommitTime(),
+					other.lastFailure(), List.of(), other.monitor(), null, null, other.details()));
 		}
 		return new PostlogDescriptor(consumers, server(this.monitor.server(), ownSlots()));
 	}
@@ -88,13 +112,16 @@ public class PostlogEndpoint {
 		for (PostlogConsumerGroup group : this.registry.groups()) {
 			slots.add(group.slotName());
 		}
+		for (PostlogEndpointConsumer other : this.others) {
+			slots.add(other.monitor().slotName());
+		}
 		return slots;
 	}
 
 	private static ConsumerDescriptor describe(String group, @Nullable ConsumerState state, @Nullable Lsn ackedLsn,
 			@Nullable Instant lastCommitTime, @Nullable Throwable failure,
 			List<PostlogConsumerGroup.ListenerInfo> listeners, PostlogSlotMonitor monitor,
-			@Nullable StreamingDescriptor streaming, @Nullable SnapshotProgress snapshot) {
+			@Nullable StreamingDescriptor streaming, @Nullable SnapshotProgress snapshot, Map<String, Object> details) {
 		PostlogSlotMonitor.SlotStatus status = monitor.status();
 		SlotInfo slot = status.slot();
 		return new ConsumerDescriptor(group, (state != null) ? state.name() : "NOT_STARTED", text(ackedLsn),
@@ -103,9 +130,19 @@ public class PostlogEndpoint {
 				new SlotDescriptor(status.slotName(), slot != null, (slot != null) ? slot.active() : null,
 						(slot != null) ? text(slot.confirmedFlushLsn()) : null,
 						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null),
-				new PublicationDescriptor(monitor.publicationName(),
-						monitor.publicationTables().stream().map(TableId::toString).toList()),
-				status.currentLsn().toString(), status.lagBytes(), streaming, snapshot(snapshot, status));
+				new PublicationDescriptor(monitor.publicationName(), publicationTables(monitor)),
+				status.currentLsn().toString(), status.lagBytes(), streaming, snapshot(snapshot, status), details);
+	}
+
+	private static List<String> publicationTables(PostlogSlotMonitor monitor) {
+		try {
+			return monitor.publicationTables().stream().map(TableId::toString).toList();
+		}
+		catch (PublicationNotFoundException ex) {
+			// A group that never started (an application with a relay and no listeners):
+			// its slot shows as missing too.
+			return List.of();
+		}
 	}
 
 	private static @Nullable SnapshotDescriptor snapshot(@Nullable SnapshotProgress progress,
@@ -249,12 +286,14 @@ public class PostlogEndpoint {
 	 * @param streaming large transactions: the consumer's and the server's spill
 	 * @param snapshot the initial snapshot, while it runs or once handed over; or
 	 * {@code null} when none was taken by this consumer and none is being taken
+	 * @param details what a consumer beside the groups adds (a Kafka relay's position in
+	 * Kafka, for example), empty for a group's
 	 */
 	public record ConsumerDescriptor(String group, String state, @Nullable String ackedLsn,
 			@Nullable String lastCommitTime, @Nullable String lastError,
 			List<PostlogConsumerGroup.ListenerInfo> listeners, SlotDescriptor slot, PublicationDescriptor publication,
 			String serverLsn, @Nullable Long lagBytes, @Nullable StreamingDescriptor streaming,
-			@Nullable SnapshotDescriptor snapshot) {
+			@Nullable SnapshotDescriptor snapshot, Map<String, Object> details) {
 	}
 
 	/**

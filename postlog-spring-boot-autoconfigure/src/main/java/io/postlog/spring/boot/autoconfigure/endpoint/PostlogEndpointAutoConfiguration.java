@@ -4,6 +4,7 @@ import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.spring.boot.actuate.PostlogEndpoint;
+import io.postlog.spring.boot.actuate.PostlogEndpointConsumer;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -31,8 +32,8 @@ public final class PostlogEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	PostlogEndpoint postlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
-			ObjectProvider<PostlogStreamingMonitor> streaming) {
-		return new PostlogEndpoint(registry, monitor, streaming.getIfAvailable());
+			ObjectProvider<PostlogStreamingMonitor> streaming, ObjectProvider<PostlogEndpointConsumer> others) {
+		return new PostlogEndpoint(registry, monitor, streaming.getIfAvailable(), others.orderedStream().toList());
 	}
 
 }

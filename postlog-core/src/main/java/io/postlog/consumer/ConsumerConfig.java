@@ -54,6 +54,8 @@ import org.jspecify.annotations.Nullable;
  * {@code null} to have the server send each transaction at its commit
  * @param snapshot how to take the initial snapshot when the slot is created, or
  * {@code null} to stream only
+ * @param backfill how to backfill tables while streaming, or {@code null} for no
+ * backfills
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
 		PublicationMode publicationMode, List<TableId> tables, boolean binary, RetryPolicy retryPolicy,
@@ -61,7 +63,8 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		int readAheadEvents, long readAheadBytes, Duration stopTimeout, ConsumerListener listener,
 		ValueDecoders valueDecoders, List<Subscription> subscriptions, LogicalStreamFactory streams,
 		@Nullable AdminConnections admin, CheckpointStore checkpointStore, int checkpointBatch,
-		Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, @Nullable SnapshotSettings snapshot) {
+		Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, @Nullable SnapshotSettings snapshot,
+		@Nullable BackfillSettings backfill) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -106,6 +109,10 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		positive(checkpointBatchDelay, "checkpoint batch delay");
 		if (snapshot != null) {
 			requireSnapshotSupported(slotLifecycle, admin, checkpointStore);
+		}
+		if (backfill != null && checkpointStore.transactional()) {
+			throw new ReplicationConsumerException("A backfill cannot be delivered inside the sink transactions of "
+					+ "a transactional checkpoint store yet: use the slot-only store with backfills");
 		}
 		if (checkpointStore.transactional()) {
 			for (Subscription subscription : subscriptions) {

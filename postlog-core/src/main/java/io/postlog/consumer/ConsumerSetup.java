@@ -52,7 +52,7 @@ final class ConsumerSetup {
 		if (this.admin == null) {
 			logger.info("Consumer of slot {} has no admin connection: slot and publication {} must exist",
 					this.config.slotName(), this.config.publicationName());
-			return new Result(this.config.binary());
+			return new Result(this.config.binary(), 0);
 		}
 		return this.admin.apply("Setting up slot " + this.config.slotName(), this::setUp);
 	}
@@ -98,7 +98,7 @@ final class ConsumerSetup {
 					version(version), this.config.slotName());
 			binary = false;
 		}
-		return new Result(binary);
+		return new Result(binary, version);
 	}
 
 	private static boolean createsSlot(SlotLifecycle lifecycle) {
@@ -154,8 +154,9 @@ final class ConsumerSetup {
 	 * The outcome of set-up.
 	 *
 	 * @param binary whether to stream binary values
+	 * @param serverVersion the server's {@code server_version_num}, 0 when not known
 	 */
-	record Result(boolean binary) {
+	record Result(boolean binary, int serverVersion) {
 
 	}
 

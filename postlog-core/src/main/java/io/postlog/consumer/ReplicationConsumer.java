@@ -114,8 +114,8 @@ public final class ReplicationConsumer {
 			ValueDecoders decoders = (admin != null)
 					? this.config.valueDecoders().withLookup(new CatalogTypeLookup(admin))
 					: this.config.valueDecoders();
-			DeliveryContract delivery = new DeliveryContract(this.config, setup.binary(), this.states, this.window,
-					decoders, this.spill);
+			DeliveryContract delivery = new DeliveryContract(this.config, setup.binary(), setup.serverVersion(),
+					this.states, this.window, decoders, this.spill);
 			this.contract = delivery;
 			delivery.start();
 		}
@@ -207,6 +207,54 @@ public final class ReplicationConsumer {
 	public @Nullable SnapshotProgress snapshot() {
 		DeliveryContract delivery = this.contract;
 		return (delivery != null) ? delivery.snapshotProgress() : null;
+	}
+
+	/**
+	 * Starts a backfill of some tables while the stream runs: their rows reach every
+	 * subscription as {@link io.postlog.Operation#SNAPSHOT} changes, chunk by chunk in
+	 * key order, between the stream's transactions, while the stream keeps flowing; a
+	 * streamed change of a key wins over that key's chunk row. Backfills run one after
+	 * the other; each is recorded in the progress table first and, after a restart,
+	 * resumes at the chunk after the last one acknowledged. May be called from any thread
+	 * once the consumer started.
+	 * @param tables the tables, each published and with a primary key or replica identity
+	 * index
+	 * @return the backfill
+	 * @throws io.postlog.snapshot.KeylessTableException if a table has no key
+	 * @throws io.postlog.snapshot.BackfillRefusedException if a table cannot be
+	 * backfilled otherwise (partitioned, its key not published)
+	 * @throws io.postlog.snapshot.SnapshotReadException if a table does not exist or is
+	 * not published, or the backfill cannot be recorded
+	 * @throws IllegalStateException if the consumer is not started, or was built without
+	 * backfills ({@link Builder#backfills(int)})
+	 */
+	public Backfill backfill(java.util.Collection<TableId> tables) {
+		Objects.requireNonNull(tables, "tables");
+		BackfillRunner runner = backfillRunner();
+		return runner.submit(tables);
+	}
+
+	/**
+	 * Returns the backfills this consumer ran or runs, including those it resumed.
+	 * @return the backfills, empty without backfills
+	 */
+	public List<Backfill> backfills() {
+		DeliveryContract delivery = this.contract;
+		BackfillRunner runner = (delivery != null) ? delivery.backfills() : null;
+		return (runner != null) ? runner.backfills() : List.of();
+	}
+
+	private BackfillRunner backfillRunner() {
+		DeliveryContract delivery = this.contract;
+		if (delivery == null || this.stopped) {
+			throw new IllegalStateException("Consumer of slot " + this.config.slotName() + " is not running");
+		}
+		BackfillRunner runner = delivery.backfills();
+		if (runner == null) {
+			throw new IllegalStateException("Consumer of slot " + this.config.slotName()
+					+ " was built without backfills: call backfills(chunkSize) on its builder");
+		}
+		return runner;
 	}
 
 	/**
@@ -305,6 +353,12 @@ public final class ReplicationConsumer {
 		private TableId snapshotMarkerTable = TableId.parse("postlog_snapshot");
 
 		private @Nullable SnapshotConnections snapshotConnections;
+
+		private int backfillChunkSize;
+
+		private TableId watermarkTable = BackfillSettings.DEFAULT_WATERMARK_TABLE;
+
+		private TableId backfillProgressTable = BackfillSettings.DEFAULT_PROGRESS_TABLE;
 
 		private Builder() {
 		}
@@ -684,6 +738,43 @@ public final class ReplicationConsumer {
 		}
 
 		/**
+		 * Lets this consumer backfill tables while it streams
+		 * ({@link ReplicationConsumer#backfill}), and resume the backfills a previous run
+		 * left unfinished. Chunks are read on connections of their own (from
+		 * {@link #snapshotConnections}, the admin data source or the JDBC URL); on
+		 * PostgreSQL 14 and later the stream then carries logical decoding messages.
+		 * @param chunkSize the most rows one chunk holds, and so in memory at once
+		 * @return this builder
+		 */
+		public Builder backfills(int chunkSize) {
+			this.backfillChunkSize = chunkSize;
+			return this;
+		}
+
+		/**
+		 * Sets the table whose updates are the backfill watermarks before PostgreSQL 14
+		 * (default {@code public.postlog_watermark}); it is created and published when
+		 * missing.
+		 * @param table the table
+		 * @return this builder
+		 */
+		public Builder watermarkTable(TableId table) {
+			this.watermarkTable = Objects.requireNonNull(table, "table");
+			return this;
+		}
+
+		/**
+		 * Sets the table backfill progress is recorded in (default
+		 * {@code public.postlog_backfill}); it is created when missing.
+		 * @param table the table
+		 * @return this builder
+		 */
+		public Builder backfillProgressTable(TableId table) {
+			this.backfillProgressTable = Objects.requireNonNull(table, "table");
+			return this;
+		}
+
+		/**
 		 * Opens streams with this factory instead of over pgjdbc; for tests.
 		 * @param streamFactory the factory
 		 * @return this builder
@@ -719,7 +810,31 @@ public final class ReplicationConsumer {
 					this.connectTimeout, this.maxTransactionChanges, this.maxUnacknowledged, this.readAheadEvents,
 					this.readAheadBytes, this.stopTimeout, this.listener, this.valueDecoders, this.subscriptions,
 					streams, adminConnections(), this.checkpointStore, this.checkpointBatch, this.checkpointBatchDelay,
-					streamingOptions(), snapshotSettings(connections)));
+					streamingOptions(), snapshotSettings(connections), backfillSettings()));
+		}
+
+		private @Nullable BackfillSettings backfillSettings() {
+			if (this.backfillChunkSize == 0) {
+				return null;
+			}
+			SnapshotConnections readers = readers();
+			if (readers == null) {
+				throw new ReplicationConsumerException("A backfill reads the tables on connections of its own, which "
+						+ "one shared admin connection cannot give: set snapshotConnections, adminDataSource or "
+						+ "jdbcUrl");
+			}
+			return new BackfillSettings(this.backfillChunkSize, this.watermarkTable, this.backfillProgressTable,
+					readers);
+		}
+
+		private @Nullable SnapshotConnections readers() {
+			if (this.snapshotConnections != null) {
+				return this.snapshotConnections;
+			}
+			if (this.jdbcUrl != null) {
+				return SnapshotConnections.of(this.jdbcUrl, this.user, this.password);
+			}
+			return (this.adminDataSource != null) ? SnapshotConnections.of(this.adminDataSource) : null;
 		}
 
 		private @Nullable SnapshotSettings snapshotSettings(@Nullable ReplicationConnectionFactory replication) {

@@ -181,7 +181,7 @@ class InitialSnapshotTests {
 				PublicationMode.CREATE_IF_MISSING, List.of(), true, RetryPolicy.DEFAULT, Duration.ofSeconds(10),
 				Duration.ofSeconds(10), 100_000, 1000, 1024, 1 << 20, Duration.ofSeconds(5), new ConsumerListener() {
 				}, ValueDecoders.standard(), List.of(subscriptions), new FakeServer(), null, CheckpointStore.slotOnly(),
-				1, Duration.ofMillis(100), null, null);
+				1, Duration.ofMillis(100), null, null, null);
 		ConsumerStates states = new ConsumerStates(config.listener(), config.slotName());
 		Dispatcher dispatcher = new Dispatcher(config, window, states, new StopSignal(),
 				new ConsumerThreads((thread, cause) -> {

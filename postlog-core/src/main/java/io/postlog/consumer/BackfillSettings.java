@@ -15,8 +15,11 @@ import io.postlog.snapshot.SnapshotConnections;
  * @param progressTable the table each backfill's progress is recorded in, created when
  * missing
  * @param readers opens the ordinary connections chunks are read on
+ * @param newTables whether the tables publication mode {@code SYNC} adds at start are
+ * backfilled ({@code postlog.snapshot.new-tables=backfill})
  */
-record BackfillSettings(int chunkSize, TableId watermarkTable, TableId progressTable, SnapshotConnections readers) {
+record BackfillSettings(int chunkSize, TableId watermarkTable, TableId progressTable, SnapshotConnections readers,
+		boolean newTables) {
 
 	static final TableId DEFAULT_WATERMARK_TABLE = TableId.parse("postlog_watermark");
 

@@ -5,10 +5,15 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Optional;
 
 import io.postlog.PostlogException;
+import io.postlog.TableId;
 import io.postlog.admin.InsufficientPrivilegeException;
+import io.postlog.admin.PublicationMode;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotInUseException;
 import io.postlog.admin.SlotInfo;
@@ -52,7 +57,7 @@ final class ConsumerSetup {
 		if (this.admin == null) {
 			logger.info("Consumer of slot {} has no admin connection: slot and publication {} must exist",
 					this.config.slotName(), this.config.publicationName());
-			return new Result(this.config.binary(), 0);
+			return new Result(this.config.binary(), 0, List.of());
 		}
 		return this.admin.apply("Setting up slot " + this.config.slotName(), this::setUp);
 	}
@@ -87,6 +92,7 @@ final class ConsumerSetup {
 			throw new InsufficientPrivilegeException(currentUser(connection), "create replication slot '"
 					+ this.config.slotName() + "' (it needs the REPLICATION attribute or superuser)", null);
 		}
+		List<TableId> added = tablesToAdd(admin);
 		admin.ensurePublication(this.config.publicationName(), this.config.publicationMode(), this.config.tables());
 		if (this.config.snapshot() == null || slotExists) {
 			// A slot that exists is checked (its plugin and database) either way.
@@ -98,7 +104,23 @@ final class ConsumerSetup {
 					version(version), this.config.slotName());
 			binary = false;
 		}
-		return new Result(binary, version);
+		// A slot created now with an initial snapshot reads the added tables with the
+		// rest.
+		boolean snapshotNow = this.config.snapshot() != null && !slotExists;
+		return new Result(binary, version, snapshotNow ? List.of() : added);
+	}
+
+	/**
+	 * Returns the tables a {@code SYNC} publication that exists is about to get added.
+	 */
+	private List<TableId> tablesToAdd(ReplicationAdmin admin) {
+		if (this.config.publicationMode() != PublicationMode.SYNC || this.config.tables().isEmpty()
+				|| !admin.publicationExists(this.config.publicationName())) {
+			return List.of();
+		}
+		List<TableId> missing = new ArrayList<>(new LinkedHashSet<>(this.config.tables()));
+		missing.removeAll(admin.publicationTables(this.config.publicationName()));
+		return missing;
 	}
 
 	private static boolean createsSlot(SlotLifecycle lifecycle) {
@@ -155,8 +177,11 @@ final class ConsumerSetup {
 	 *
 	 * @param binary whether to stream binary values
 	 * @param serverVersion the server's {@code server_version_num}, 0 when not known
+	 * @param addedTables the tables publication mode {@code SYNC} added to the
+	 * publication, but when an initial snapshot is taken now (which reads them with the
+	 * rest): what a backfill of new tables reads
 	 */
-	record Result(boolean binary, int serverVersion) {
+	record Result(boolean binary, int serverVersion, List<TableId> addedTables) {
 
 	}
 

@@ -116,6 +116,18 @@ public final class ReplicationConsumer {
 					: this.config.valueDecoders();
 			DeliveryContract delivery = new DeliveryContract(this.config, setup.binary(), setup.serverVersion(),
 					this.states, this.window, decoders, this.spill);
+			BackfillRunner runner = delivery.backfills();
+			if (runner != null && this.config.backfill().newTables() && !setup.addedTables().isEmpty()) {
+				logger.info("Consumer of slot {} backfills {}, which its publication did not publish before",
+						this.config.slotName(), setup.addedTables());
+				try {
+					runner.submit(setup.addedTables());
+				}
+				catch (RuntimeException ex) {
+					this.states.failed(ex);
+					throw ex;
+				}
+			}
 			this.contract = delivery;
 			delivery.start();
 		}
@@ -359,6 +371,8 @@ public final class ReplicationConsumer {
 		private TableId watermarkTable = BackfillSettings.DEFAULT_WATERMARK_TABLE;
 
 		private TableId backfillProgressTable = BackfillSettings.DEFAULT_PROGRESS_TABLE;
+
+		private boolean backfillNewTables;
 
 		private Builder() {
 		}
@@ -752,6 +766,19 @@ public final class ReplicationConsumer {
 		}
 
 		/**
+		 * Backfills, once streaming, the tables that publication mode {@code SYNC} adds
+		 * to the publication at start (unless an initial snapshot reads them now): a
+		 * deploy that adds a listener on a table gets its rows as {@code SNAPSHOT}
+		 * changes while the other tables stream. Needs {@link #backfills(int)}.
+		 * @param newTables whether to backfill them
+		 * @return this builder
+		 */
+		public Builder backfillNewTables(boolean newTables) {
+			this.backfillNewTables = newTables;
+			return this;
+		}
+
+		/**
 		 * Sets the table whose updates are the backfill watermarks before PostgreSQL 14
 		 * (default {@code public.postlog_watermark}); it is created and published when
 		 * missing.
@@ -815,6 +842,10 @@ public final class ReplicationConsumer {
 
 		private @Nullable BackfillSettings backfillSettings() {
 			if (this.backfillChunkSize == 0) {
+				if (this.backfillNewTables) {
+					throw new ReplicationConsumerException(
+							"Backfilling new tables needs backfills: call " + "backfills(chunkSize) as well");
+				}
 				return null;
 			}
 			SnapshotConnections readers = readers();
@@ -824,7 +855,7 @@ public final class ReplicationConsumer {
 						+ "jdbcUrl");
 			}
 			return new BackfillSettings(this.backfillChunkSize, this.watermarkTable, this.backfillProgressTable,
-					readers);
+					readers, this.backfillNewTables);
 		}
 
 		private @Nullable SnapshotConnections readers() {

@@ -53,7 +53,7 @@ class BackfillCrashIntegrationTests {
 				if (kill == 1) {
 					await().atMost(Duration.ofMinutes(1)).until(() -> read(log).contains("backfill-started"));
 				}
-				child.waitFor(500 + random.nextInt(1500), TimeUnit.MILLISECONDS);
+				child.waitFor(1500 + random.nextInt(2500), TimeUnit.MILLISECONDS);
 				assertThat(child.isAlive()).as("child %d ran until killed:%n%s", kill, read(log)).isTrue();
 				child.destroyForcibly();
 				assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();

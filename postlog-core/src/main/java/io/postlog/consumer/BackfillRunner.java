@@ -164,6 +164,10 @@ final class BackfillRunner implements Runnable {
 				loading.setAutoCommit(true);
 				this.store.create(loading);
 				for (BackfillStore.Stored stored : this.store.unfinished(loading)) {
+					if (this.backfills.containsKey(stored.id)) {
+						// Submitted by this consumer as it started (its new tables).
+						continue;
+					}
 					Backfill backfill = new Backfill(stored.id, stored.tables);
 					for (int i = 0; i < stored.tables.size(); i++) {
 						backfill.progressed(i, stored.rows.get(i), -1, stored.done.get(i));

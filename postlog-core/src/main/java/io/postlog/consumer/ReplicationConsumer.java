@@ -257,8 +257,13 @@ public final class ReplicationConsumer {
 	}
 
 	private BackfillRunner backfillRunner() {
-		DeliveryContract delivery = this.contract;
-		if (delivery == null || this.stopped) {
+		DeliveryContract delivery;
+		boolean ended;
+		synchronized (this.lifecycle) {
+			delivery = this.contract;
+			ended = this.stopped;
+		}
+		if (delivery == null || ended) {
 			throw new IllegalStateException("Consumer of slot " + this.config.slotName() + " is not running");
 		}
 		BackfillRunner runner = delivery.backfills();

@@ -8,6 +8,7 @@ import sys
 results_tsv, latency_tsv, footprint_tsv = sys.argv[1:4]
 slow_tsv = sys.argv[4] if len(sys.argv) > 4 else None
 big_tsv = sys.argv[5] if len(sys.argv) > 5 else None
+outbox_tsv = sys.argv[6] if len(sys.argv) > 6 else None
 env = os.environ
 expected = int(env['EXPECTED'])
 
@@ -72,6 +73,22 @@ w('- *client CPU*: user + system seconds of the client process for the whole run
   'changes (`ThreadMXBean.getThreadAllocatedBytes`).')
 w('')
 
+if 'spring-change-64m' in runs and 'spring-change' in runs:
+    small = statistics.median(expected / r['f2l'] for r in runs['spring-change-64m'])
+    spring = statistics.median(expected / r['f2l'] for r in runs['spring-change'])
+    w(f'- *spring-change-64m*: the `spring-change` application started with `-Xmx64m` (all else default); its rate '
+      f'is {small / spring:.2f}× the same application\'s under default flags in this run (medians).')
+    w('')
+
+if 'kafka-relay' in runs and 'spring-change' in runs:
+    relay = statistics.median(expected / r['f2l'] for r in runs['kafka-relay'])
+    spring = statistics.median(expected / r['f2l'] for r in runs['spring-change'])
+    w(f'- *kafka-relay*: the Kafka relay of a Boot application (`postlog.kafka.enabled=true`) writing every change '
+      f'to an embedded KRaft broker in its JVM in Kafka transactions (topic with 3 partitions), counted by a '
+      f'`read_committed` consumer in the same JVM; its rate is {relay / spring:.2f}× the Spring `Change` '
+      f'listener\'s in this run (medians).')
+    w('')
+
 lat = rows(latency_tsv)
 if lat:
     w('## Latency')
@@ -134,6 +151,23 @@ if big:
     w('')
     w(f'Median commit → last change: streaming off {c2l_off:,.0f} ms, on {c2l_on:,.0f} ms: '
       f'**{c2l_on / c2l_off:.2f}×** with streaming on.')
+    w('')
+
+outbox = rows(outbox_tsv) if outbox_tsv else []
+if outbox:
+    w('## Outbox latency')
+    w('')
+    w(f'A writer commits {env["OUTBOX_RATE"]} outbox transactions per second for {env["OUTBOX_SECONDS"]} s, each '
+      'inserting one row of an outbox table and deleting it again; the Kafka relay (default batching) sends each '
+      'event to an embedded KRaft broker in the same JVM; a `read_committed` consumer (`fetch.max.wait.ms=50`) '
+      'notes its arrival. Latency is from the writer\'s `commit()` returning to the consumer\'s `poll` returning '
+      'the event.')
+    w('')
+    w(f'| events | writer tx/s achieved | writer max lag behind schedule ms | p50 ms | p99 ms | max ms '
+      f'| after the first {env["LATENCY_WARMUP"]} s: p50 ms | p99 ms | max ms |')
+    w('|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    for events, achieved, behind, p50, p99, mx, sp50, sp99, smax in outbox:
+        w(f'| {int(events):,} | {float(achieved):,.0f} | {behind} | {p50} | {p99} | {mx} | {sp50} | {sp99} | {smax} |')
     w('')
 
 fp = rows(footprint_tsv)

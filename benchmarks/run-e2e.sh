@@ -6,11 +6,11 @@
 #
 #   benchmarks/run-e2e.sh [--rows N] [--runs K] [--legs a,b,c] [--latency-seconds S]
 #                         [--rate TX_PER_S] [--slow-changes N] [--no-footprint] [--big-rows N]
-#                         [--out FILE]
+#                         [--outbox-seconds S] [--outbox-rate N] [--out FILE]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,core-streaming,spring-change,spring-record,spring-sink-slot,spring-sink-jdbc,debezium-connect,debezium-json
+ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,debezium-connect,debezium-json
 ROWS=1000000
 RUNS=3
 LEGS=$ALL_LEGS
@@ -25,6 +25,9 @@ SLOW_CHANGES=100000
 # Rows of the one large transaction timed from commit to its last change, streaming off and
 # on (0 skips it).
 BIG_ROWS=0
+# The outbox latency run: single-row outbox transactions per second, for how long; 0 s skips it.
+OUTBOX_SECONDS=60
+OUTBOX_RATE=1000
 OUT=$ROOT/benchmarks/RESULTS.md
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 
@@ -38,6 +41,8 @@ while [ $# -gt 0 ]; do
 		--no-footprint) FOOTPRINT=0; shift ;;
 		--slow-changes) SLOW_CHANGES=$2; shift 2 ;;
 		--big-rows) BIG_ROWS=$2; shift 2 ;;
+		--outbox-seconds) OUTBOX_SECONDS=$2; shift 2 ;;
+		--outbox-rate) OUTBOX_RATE=$2; shift 2 ;;
 		--out) OUT=$2; shift 2 ;;
 		-h|--help) sed -n 2,9p "$0"; exit 0 ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
@@ -86,13 +91,17 @@ cleanup() {
 trap cleanup EXIT INT TERM
 
 log "initdb and start PostgreSQL on 127.0.0.1:$PORT ($WORK)"
+# pglogical's extension runs workers that must be preloaded (its output plugin is a library
+# like wal2json's, loaded by the walsender).
+PGLOGICAL_OPTS=""
+has_leg core-pglogical && PGLOGICAL_OPTS="-c shared_preload_libraries=pglogical -c max_worker_processes=16"
 as_postgres "$PGBIN/initdb" -D "$WORK/pg/data" -U postgres --auth=trust -E UTF8 --no-sync >/dev/null
 # fsync off: a throwaway server on a shared disk; commits still go through the WAL flush
 # path, so walsenders see them as soon as they are written (synchronous_commit stays on).
 as_postgres "$PGBIN/pg_ctl" -D "$WORK/pg/data" -l "$WORK/pg/log" -w -t 60 -o "-p $PORT \
 	-c listen_addresses=127.0.0.1 -c unix_socket_directories=$WORK/pg -c wal_level=logical \
 	-c max_replication_slots=100 -c max_wal_senders=20 -c fsync=off -c full_page_writes=off \
-	-c shared_buffers=512MB -c max_wal_size=16GB -c checkpoint_timeout=1h -c wal_sender_timeout=5min" \
+	-c shared_buffers=512MB -c max_wal_size=16GB -c checkpoint_timeout=1h -c wal_sender_timeout=5min $PGLOGICAL_OPTS" \
 	start >/dev/null
 PSQL=(psql -X -q -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PORT" -U postgres)
 "${PSQL[@]}" -d postgres -c "CREATE DATABASE bench"
@@ -103,10 +112,17 @@ PG_VERSION=$(sql "SELECT version()")
 
 sql "CREATE TABLE bench_rows(id bigint PRIMARY KEY, a int, b text, c timestamptz, d numeric(12,2), e jsonb)"
 sql "CREATE PUBLICATION bench_pub FOR TABLE bench_rows"
+if has_leg core-pglogical; then
+	# pglogical_output streams the tables of the local node's replication sets.
+	sql "CREATE EXTENSION pglogical"
+	sql "SELECT 1 FROM pglogical.create_node(node_name := 'bench', dsn := 'host=127.0.0.1 port=$PORT dbname=bench')" >/dev/null
+	sql "SELECT 1 FROM pglogical.replication_set_add_table('default', 'bench_rows')" >/dev/null
+fi
 
 # --- build --------------------------------------------------------------------------------
 PROFILE=()
 if has_leg debezium-connect || has_leg debezium-json || [ "$FOOTPRINT" -eq 1 ]; then PROFILE=(-Pdebezium); fi
+if has_leg kafka-relay || [ "$OUTBOX_SECONDS" -gt 0 ]; then PROFILE+=(-Pkafka); fi
 log "build (./mvnw -pl benchmarks -am ${PROFILE[*]} package)"
 (cd "$ROOT" && ./mvnw -q -B -pl benchmarks -am "${PROFILE[@]}" package -DskipTests -Dspring-javaformat.skip=true \
 	dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime) \
@@ -118,10 +134,13 @@ JAVA=(java "${JAVA_OPTS[@]}" -cp "$CP")
 
 # --- workload -----------------------------------------------------------------------------
 slot_name() { echo "s_${1//-/_}_$2"; }
+slot_plugin() {
+	case "$1" in core-wal2json) echo wal2json ;; core-pglogical) echo pglogical_output ;; *) echo pgoutput ;; esac
+}
 log "create $((RUNS * ${#LEG_LIST[@]})) slots"
 for run in $(seq 1 "$RUNS"); do
 	for leg in "${LEG_LIST[@]}"; do
-		sql "SELECT 1 FROM pg_create_logical_replication_slot('$(slot_name "$leg" "$run")', 'pgoutput')" >/dev/null
+		sql "SELECT 1 FROM pg_create_logical_replication_slot('$(slot_name "$leg" "$run")', '$(slot_plugin "$leg")')" >/dev/null
 	done
 done
 sql "SELECT 1 FROM pg_create_logical_replication_slot('s_check', 'pgoutput')" >/dev/null
@@ -167,10 +186,16 @@ leg_command() { # leg slot expected latency ready
 		pgjdbc-raw) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.RawPgjdbcLeg "${common[@]}" ;;
 		core-binary) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=true ;;
 		core-text) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=false ;;
+		core-wal2json) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" decoder=wal2json table=bench_rows ;;
+		core-pglogical) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" decoder=pglogical sets=default ;;
 		core-streaming) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=true streaming=true \
 			spill="$WORK/spill" ;;
 		spring-change) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=change ;;
+		# The same application in a small container's heap.
+		spring-change-64m) echo java -Xmx64m "${JAVA_OPTS[@]}" -cp "$CP" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" \
+			listener=change ;;
 		spring-record) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=record ;;
+		kafka-relay) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaRelayLeg "${common[@]}" ;;
 		spring-sink-slot | spring-sink-jdbc) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SinkLeg "${common[@]}" \
 			store="${leg#spring-sink-}" batch=100 sink="sink_$slot" ;;
 		debezium-connect | debezium-json) echo "${JAVA[@]}" io.postlog.benchmarks.debezium.DebeziumLeg "${common[@]}" \
@@ -328,6 +353,21 @@ if [ "$BIG_ROWS" -gt 0 ]; then
 	done
 fi
 
+# --- outbox latency -----------------------------------------------------------------------
+: >"$WORK/outbox.tsv"
+if [ "$OUTBOX_SECONDS" -gt 0 ]; then
+	log "outbox: $OUTBOX_RATE single-row outbox transactions/s for $OUTBOX_SECONDS s through the Kafka relay"
+	"${JAVA[@]}" io.postlog.benchmarks.kafka.OutboxLatencyRun url="$URL" user=postgres rate="$OUTBOX_RATE" \
+		seconds="$OUTBOX_SECONDS" warmup="$LATENCY_WARMUP" >"$WORK/legs/outbox-latency.log" 2>&1 \
+		|| { tail -20 "$WORK/legs/outbox-latency.log" >&2; die "outbox latency run failed"; }
+	line=$(grep '^OUTBOX ' "$WORK/legs/outbox-latency.log")
+	field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$line"; }
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(field events)" "$(field rate)" "$(field max_behind_ms)" \
+		"$(field p50_ms)" "$(field p99_ms)" "$(field max_ms)" "$(field steady_p50_ms)" "$(field steady_p99_ms)" \
+		"$(field steady_max_ms)" >>"$WORK/outbox.tsv"
+	log "outbox: p50 $(field p50_ms) ms, p99 $(field p99_ms) ms, after warm-up p99 $(field steady_p99_ms) ms"
+fi
+
 # --- footprint ----------------------------------------------------------------------------
 : >"$WORK/footprint.tsv"
 if [ "$FOOTPRINT" -eq 1 ]; then
@@ -384,8 +424,9 @@ export BIG_ROWS ROWS RUNS EXPECTED LEGS LATENCY_SECONDS LATENCY_WARMUP RATE WRIT
 export JAVA_VERSION="$(java -version 2>&1 | head -2 | tr '\n' ' ')"
 export CPU_MODEL="$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 export NPROC="$(nproc)" MEMORY="$(free -h | awk '/^Mem:/ { print $2 }')"
-export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES --big-rows $BIG_ROWS"
+export OUTBOX_SECONDS OUTBOX_RATE
+export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES --big-rows $BIG_ROWS --outbox-seconds $OUTBOX_SECONDS --outbox-rate $OUTBOX_RATE"
 python3 "$ROOT/benchmarks/e2e-report.py" "$WORK/results.tsv" "$WORK/latency.tsv" "$WORK/footprint.tsv" \
-	"$WORK/slow.tsv" "$WORK/big.tsv" >"$OUT"
+	"$WORK/slow.tsv" "$WORK/big.tsv" "$WORK/outbox.tsv" >"$OUT"
 log "wrote $OUT"
 cat "$OUT"

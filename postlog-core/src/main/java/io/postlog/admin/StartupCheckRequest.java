@@ -22,10 +22,12 @@ import org.jspecify.annotations.Nullable;
  * older than 14; {@code null} otherwise
  * @param decodeTimeout the longest the publication check may decode the slot's retained
  * WAL
+ * @param publicationRead whether the slot's plugin reads the publication (pgoutput); for
+ * another plugin the publication's checks are left to its decoder
  */
 public record StartupCheckRequest(String slotName, SlotLifecycle lifecycle, String publicationName,
 		PublicationMode publicationMode, List<TableId> tables, boolean failover, @Nullable TableId heartbeatTable,
-		Duration decodeTimeout) {
+		Duration decodeTimeout, boolean publicationRead) {
 
 	/**
 	 * Creates a request.
@@ -37,6 +39,7 @@ public record StartupCheckRequest(String slotName, SlotLifecycle lifecycle, Stri
 	 * @param failover whether the slot fails over
 	 * @param heartbeatTable the heartbeat table
 	 * @param decodeTimeout the decoding time limit
+	 * @param publicationRead whether the plugin reads the publication
 	 */
 	public StartupCheckRequest {
 		PgIdentifiers.requireSlotName(slotName);
@@ -56,7 +59,7 @@ public record StartupCheckRequest(String slotName, SlotLifecycle lifecycle, Stri
 	 */
 	public static StartupCheckRequest of(String slotName, String publicationName) {
 		return new StartupCheckRequest(slotName, SlotLifecycle.CREATE_IF_MISSING, publicationName,
-				PublicationMode.CREATE_IF_MISSING, List.of(), false, null, Duration.ofSeconds(10));
+				PublicationMode.CREATE_IF_MISSING, List.of(), false, null, Duration.ofSeconds(10), true);
 	}
 
 	/**
@@ -66,7 +69,7 @@ public record StartupCheckRequest(String slotName, SlotLifecycle lifecycle, Stri
 	 */
 	public StartupCheckRequest withLifecycle(SlotLifecycle lifecycle) {
 		return new StartupCheckRequest(this.slotName, lifecycle, this.publicationName, this.publicationMode,
-				this.tables, this.failover, this.heartbeatTable, this.decodeTimeout);
+				this.tables, this.failover, this.heartbeatTable, this.decodeTimeout, this.publicationRead);
 	}
 
 	/**
@@ -76,7 +79,7 @@ public record StartupCheckRequest(String slotName, SlotLifecycle lifecycle, Stri
 	 */
 	public StartupCheckRequest withPublicationMode(PublicationMode publicationMode) {
 		return new StartupCheckRequest(this.slotName, this.lifecycle, this.publicationName, publicationMode,
-				this.tables, this.failover, this.heartbeatTable, this.decodeTimeout);
+				this.tables, this.failover, this.heartbeatTable, this.decodeTimeout, this.publicationRead);
 	}
 
 	/**
@@ -86,7 +89,7 @@ public record StartupCheckRequest(String slotName, SlotLifecycle lifecycle, Stri
 	 */
 	public StartupCheckRequest withTables(List<TableId> tables) {
 		return new StartupCheckRequest(this.slotName, this.lifecycle, this.publicationName, this.publicationMode,
-				tables, this.failover, this.heartbeatTable, this.decodeTimeout);
+				tables, this.failover, this.heartbeatTable, this.decodeTimeout, this.publicationRead);
 	}
 
 	/**
@@ -96,7 +99,7 @@ public record StartupCheckRequest(String slotName, SlotLifecycle lifecycle, Stri
 	 */
 	public StartupCheckRequest withFailover(boolean failover) {
 		return new StartupCheckRequest(this.slotName, this.lifecycle, this.publicationName, this.publicationMode,
-				this.tables, failover, this.heartbeatTable, this.decodeTimeout);
+				this.tables, failover, this.heartbeatTable, this.decodeTimeout, this.publicationRead);
 	}
 
 	/**
@@ -106,7 +109,7 @@ public record StartupCheckRequest(String slotName, SlotLifecycle lifecycle, Stri
 	 */
 	public StartupCheckRequest withHeartbeatTable(@Nullable TableId heartbeatTable) {
 		return new StartupCheckRequest(this.slotName, this.lifecycle, this.publicationName, this.publicationMode,
-				this.tables, this.failover, heartbeatTable, this.decodeTimeout);
+				this.tables, this.failover, heartbeatTable, this.decodeTimeout, this.publicationRead);
 	}
 
 	/**
@@ -116,7 +119,18 @@ public record StartupCheckRequest(String slotName, SlotLifecycle lifecycle, Stri
 	 */
 	public StartupCheckRequest withDecodeTimeout(Duration decodeTimeout) {
 		return new StartupCheckRequest(this.slotName, this.lifecycle, this.publicationName, this.publicationMode,
-				this.tables, this.failover, this.heartbeatTable, decodeTimeout);
+				this.tables, this.failover, this.heartbeatTable, decodeTimeout, this.publicationRead);
+	}
+
+	/**
+	 * Returns a copy for a plugin that does not read the publication (wal2json,
+	 * pglogical): the publication's checks (replica identities of its tables, its order
+	 * against the slot, the heartbeat table in it) are skipped, the server's kept.
+	 * @return the copy
+	 */
+	public StartupCheckRequest withoutPublication() {
+		return new StartupCheckRequest(this.slotName, this.lifecycle, this.publicationName, this.publicationMode,
+				this.tables, this.failover, this.heartbeatTable, this.decodeTimeout, false);
 	}
 
 }

@@ -54,12 +54,15 @@ public final class StartupChecks {
 		capacity(request, settings, slot, findings);
 		walKeepSize(settings).ifPresent(findings::add);
 		idleTimeout(settings).ifPresent(findings::add);
-		if (slot != null && "logical".equals(settings.walLevel())) {
+		if (slot != null && "logical".equals(settings.walLevel()) && request.publicationRead()) {
 			new PublicationOrderCheck(this.connection)
 				.run(slot, request.publicationName(), publicationExists, request.decodeTimeout())
 				.ifPresent(findings::add);
 		}
-		new ReplicaIdentityCheck(this.admin, this.connection).run(request, publicationExists).ifPresent(findings::add);
+		if (request.publicationRead()) {
+			new ReplicaIdentityCheck(this.admin, this.connection).run(request, publicationExists)
+				.ifPresent(findings::add);
+		}
 		if (request.failover()) {
 			failover(settings, slot, findings);
 		}
@@ -160,7 +163,7 @@ public final class StartupChecks {
 	private Optional<StartupFinding> heartbeatTable(StartupCheckRequest request, ReplicationSettings settings,
 			boolean publicationExists) {
 		TableId table = request.heartbeatTable();
-		if (table == null || settings.serverVersion() >= MESSAGES_VERSION) {
+		if (table == null || settings.serverVersion() >= MESSAGES_VERSION || !request.publicationRead()) {
 			return Optional.empty();
 		}
 		boolean published;

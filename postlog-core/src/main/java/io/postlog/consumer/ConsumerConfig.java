@@ -7,9 +7,13 @@ import java.util.Objects;
 import java.util.Set;
 
 import io.postlog.TableId;
+import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.PgOutputLogicalDecoder;
+import io.postlog.decoder.TableSelection;
 import io.postlog.stream.LogicalStreamFactory;
 import io.postlog.stream.PgLogicalStreamFactory;
 import io.postlog.types.ValueDecoders;
@@ -26,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  * @param publicationName the publication
  * @param publicationMode how the publication is managed
  * @param tables the tables to publish, empty for the publication as it is (or all tables)
- * @param binary whether to ask for binary values
+ * @param binary whether to ask for binary values, or {@code null} for the decoder's
+ * default (binary where it can carry them)
+ * @param decoder the output plugin's decoder: which plugin, its options, its tables
  * @param retryPolicy back-off for failed handlers (attempts) and lost connections (the
  * intervals only: reconnecting never gives up)
  * @param statusInterval how often the server hears the acknowledged position at the
@@ -52,19 +58,20 @@ import org.jspecify.annotations.Nullable;
  * transactions
  * @param streaming how to buffer in-progress transactions the server streams, or
  * {@code null} to have the server send each transaction at its commit
+ * @param walSafety failover, what to do with a lost slot, and heartbeats
  * @param snapshot how to take the initial snapshot when the slot is created, or
  * {@code null} to stream only
  * @param backfill how to backfill tables while streaming, or {@code null} for no
  * backfills
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
-		PublicationMode publicationMode, List<TableId> tables, boolean binary, RetryPolicy retryPolicy,
-		Duration statusInterval, Duration connectTimeout, int maxTransactionChanges, int maxUnacknowledged,
-		int readAheadEvents, long readAheadBytes, Duration stopTimeout, ConsumerListener listener,
-		ValueDecoders valueDecoders, List<Subscription> subscriptions, LogicalStreamFactory streams,
-		@Nullable AdminConnections admin, CheckpointStore checkpointStore, int checkpointBatch,
-		Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, @Nullable SnapshotSettings snapshot,
-		@Nullable BackfillSettings backfill) {
+		PublicationMode publicationMode, List<TableId> tables, @Nullable Boolean binary, LogicalDecoder decoder,
+		RetryPolicy retryPolicy, Duration statusInterval, Duration connectTimeout, int maxTransactionChanges,
+		int maxUnacknowledged, int readAheadEvents, long readAheadBytes, Duration stopTimeout,
+		ConsumerListener listener, ValueDecoders valueDecoders, List<Subscription> subscriptions,
+		LogicalStreamFactory streams, @Nullable AdminConnections admin, CheckpointStore checkpointStore,
+		int checkpointBatch, Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety,
+		@Nullable SnapshotSettings snapshot, @Nullable BackfillSettings backfill) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -89,6 +96,18 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 						"Invalid consumer configuration: two subscriptions have the id '" + subscription.id() + "'");
 			}
 		}
+		require(decoder != null, "decoder");
+		if (decoder instanceof PgOutputLogicalDecoder
+				&& !decoder.tableSelection().equals(new TableSelection.Publications(List.of(publicationName)))) {
+			throw new ReplicationConsumerException("Invalid consumer configuration: a pgoutput decoder streams the "
+					+ "consumer's publication '" + publicationName + "', not " + decoder.tableSelection()
+					+ "; set the publication with publicationName");
+		}
+		if (admin == null && !(decoder instanceof PgOutputLogicalDecoder)) {
+			throw new ReplicationConsumerException("Decoder " + decoder.name() + " reads the catalog for what its "
+					+ "plugin does not send (relations, types), which needs an admin connection: set "
+					+ "adminConnection, adminDataSource or jdbcUrl");
+		}
 		if (admin == null && slotLifecycle == SlotLifecycle.OWNED) {
 			throw new ReplicationConsumerException("An OWNED slot is dropped on stop, which needs an admin "
 					+ "connection: set adminConnection, adminDataSource or jdbcUrl");
@@ -107,8 +126,23 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		require(checkpointStore != null, "checkpointStore");
 		require(checkpointBatch > 0, "checkpoint batch (at least 1 transaction)");
 		positive(checkpointBatchDelay, "checkpoint batch delay");
+		require(walSafety != null, "walSafety");
+		if (walSafety.failover() && slotLifecycle == SlotLifecycle.TEMPORARY) {
+			throw new ReplicationConsumerException("A temporary slot cannot fail over (PostgreSQL synchronises only "
+					+ "permanent slots to standbys): use another slot lifecycle or turn failover off");
+		}
+		if (walSafety.lostSlotAction() == LostSlotAction.RECREATE && slotLifecycle == SlotLifecycle.EXISTING) {
+			throw new ReplicationConsumerException("Recreating a lost slot needs a slot lifecycle under which the "
+					+ "consumer creates slots, not EXISTING: use CREATE_IF_MISSING or OWNED, or fail on a lost slot");
+		}
 		if (snapshot != null) {
-			requireSnapshotSupported(slotLifecycle, admin, checkpointStore);
+			requireSnapshotSupported(slotLifecycle, admin, checkpointStore, walSafety);
+			if (!(decoder instanceof PgOutputLogicalDecoder)) {
+				// The snapshot's slot is created, and its position handed over, for
+				// pgoutput.
+				throw new ReplicationConsumerException("An initial snapshot is taken for the pgoutput plugin only, not "
+						+ decoder.plugin() + ": stream with pgoutput, or without an initial snapshot");
+			}
 		}
 		if (backfill != null && checkpointStore.transactional()) {
 			throw new ReplicationConsumerException("A backfill cannot be delivered inside the sink transactions of "
@@ -124,7 +158,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 	}
 
 	private static void requireSnapshotSupported(SlotLifecycle slotLifecycle, @Nullable AdminConnections admin,
-			CheckpointStore checkpointStore) {
+			CheckpointStore checkpointStore, WalSafety walSafety) {
 		if (admin == null) {
 			throw new ReplicationConsumerException("An initial snapshot creates the slot and reads the tables, which "
 					+ "needs an admin connection: set adminDataSource or jdbcUrl");
@@ -139,10 +173,25 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 					+ "transactions of a transactional checkpoint store yet: use the slot-only store with it, or no "
 					+ "initial snapshot");
 		}
+		if (walSafety.failover()) {
+			// From 12 the slot is a copy of the snapshot's temporary slot, and PostgreSQL
+			// neither gives a temporary slot failover nor copies it.
+			throw new ReplicationConsumerException("An initial snapshot hands over to a slot that PostgreSQL creates "
+					+ "without failover: turn failover off, and once the slot exists enable it with "
+					+ "ALTER_REPLICATION_SLOT <slot> (FAILOVER true) on a replication connection");
+		}
 	}
 
 	boolean temporary() {
 		return this.slotLifecycle == SlotLifecycle.TEMPORARY;
+	}
+
+	/**
+	 * Whether the decoder is pgoutput, whose payloads the assembler decodes itself on its
+	 * fast path.
+	 */
+	boolean pgoutput() {
+		return this.decoder instanceof PgOutputLogicalDecoder;
 	}
 
 	boolean wantsMessages() {

@@ -7,6 +7,8 @@ import io.postlog.Change;
 import io.postlog.Lsn;
 import io.postlog.TableId;
 import io.postlog.Transaction;
+import io.postlog.admin.LostSlotAction;
+import io.postlog.admin.SlotLostException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -61,6 +63,20 @@ public interface ConsumerListener {
 	 * @param confirmedFlush the slot's {@code confirmed_flush_lsn}
 	 */
 	default void slotAdvanced(Lsn acknowledged, Lsn confirmedFlush) {
+	}
+
+	/**
+	 * The slot was found lost (invalidated by the server, or missing although it
+	 * existed), at start or when reconnecting; called before the consumer acts on it.
+	 * With {@link LostSlotAction#FAIL} the consumer then fails with {@code loss}
+	 * ({@code start()} throws it, or the state becomes {@code FAILED}); with
+	 * {@link LostSlotAction#RECREATE} it drops the slot, creates a new one and streams
+	 * from there, and the changes between {@link SlotLostException#lastConfirmedLsn()}
+	 * and the new slot's start are never delivered.
+	 * @param loss what was found
+	 * @param action what the consumer does about it
+	 */
+	default void slotLost(SlotLostException loss, LostSlotAction action) {
 	}
 
 	/**

@@ -4,6 +4,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -16,9 +17,16 @@ import io.postlog.admin.PgErrors;
 import io.postlog.admin.PublicationNotFoundException;
 import io.postlog.admin.SlotConflictException;
 import io.postlog.admin.SlotInUseException;
+import io.postlog.admin.SlotInfo;
+import io.postlog.admin.SlotLostException;
 import io.postlog.admin.SlotNotFoundException;
 import io.postlog.admin.SlotPluginMismatchException;
 import io.postlog.admin.WalLevelException;
+import io.postlog.decoder.DecoderCatalog;
+import io.postlog.decoder.DecoderRefusedException;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.PluginDecodingException;
+import io.postlog.decoder.StreamDecoder;
 import io.postlog.pgoutput.PgOutputDecodingException;
 import io.postlog.pgoutput.RowDecoder;
 import io.postlog.pgoutput.RowDecodingException;
@@ -47,9 +55,12 @@ import org.slf4j.LoggerFactory;
  * <li><b>Redelivery.</b> Every session starts at the acknowledged position; what the
  * server sends again is skipped per subscription by its own progress
  * ({@link Dispatcher}), and change ids are built from slot, commit LSN and index
- * ({@link PgOutputAssembler}).</li>
+ * ({@link PgOutputAssembler}), whatever the plugin: a decoder of another plugin yields
+ * pgoutput's own messages, its commit LSN taken from its own commit message.</li>
  * <li><b>Empty transactions</b> complete in the window at once; the reader acknowledges
- * keepalive positions while nothing is in flight.</li>
+ * keepalive positions while nothing is in flight. Heartbeats coming back are empty for
+ * every subscription: {@link Heartbeats} reports them to the heartbeat monitor, which
+ * also hears of every stream start.</li>
  * <li><b>Handler failure</b> is retried for that subscription alone
  * ({@link ListenerRunner}), then its {@link ErrorHandler} decides; by default the
  * consumer is {@code FAILED} ({@link #fail}). {@code STANDBY} uses no attempts.</li>
@@ -57,7 +68,10 @@ import org.slf4j.LoggerFactory;
  * reconnects with the retry policy's capped back-off, forever; a closed connection is
  * seen by the stream's socket probe, a silent one by the reader's liveness check, a hung
  * call by {@link #watch the watchdog}, a hung connect by the connect timeout. Every
- * thread runs under {@link ConsumerThreads}, which makes its death a state change.</li>
+ * thread runs under {@link ConsumerThreads}, which makes its death a state change. A
+ * reconnect that fails because the slot is lost is never retried into a new slot
+ * silently: {@link LostSlots} fails the consumer, or recreates the slot and logs what was
+ * skipped (with an initial snapshot, drops it for a new snapshot to create).</li>
  * <li><b>Slow handlers.</b> The reader keeps the connection alive while delivery is
  * behind, the hand-off full, or the window at {@code maxUnacknowledged}.</li>
  * <li><b>Memory.</b> The hand-off is bounded in events and bytes; transaction
@@ -81,7 +95,8 @@ import org.slf4j.LoggerFactory;
  * order, lanes, acknowledgements, failures and memory are kept as above, and all
  * {@code SNAPSHOT} changes come before the stream; the slot is handed over only when
  * every batch is finished, and the stream then starts at its consistent point. A failure
- * is classified as a stream's is and the snapshot is taken again; a stop cancels it.</li>
+ * is classified as a stream's is (never as a lost slot: on 12+ the slot does not exist
+ * until the hand-off) and the snapshot is taken again; a stop cancels it.</li>
  * <li><b>Backfills</b> (DESIGN.md, "Snapshots and backfills"). Every event passes the
  * {@link BackfillWindow} on its way to the {@link Dispatcher}: the stream is never held
  * back for a backfill. The {@link BackfillRunner}'s thread reads each chunk between a low
@@ -103,7 +118,16 @@ final class DeliveryContract implements Runnable {
 
 	private final ConsumerConfig config;
 
-	private final boolean binary;
+	private final ConsumerSetup.Result setup;
+
+	/**
+	 * The catalog of decoders other than pgoutput, which always have admin connections.
+	 */
+	private final @Nullable DecoderCatalog catalog;
+
+	private final Heartbeats heartbeats;
+
+	private final LostSlots lostSlots;
 
 	private final ConsumerStates states;
 
@@ -127,37 +151,38 @@ final class DeliveryContract implements Runnable {
 
 	private final @Nullable BackfillRunner backfillRunner;
 
-	private final boolean watermarkMessages;
-
 	private volatile @Nullable StreamReader reader;
 
 	private volatile @Nullable Throwable fatal;
 
 	private volatile boolean ended;
 
-	DeliveryContract(ConsumerConfig config, boolean binary, int serverVersion, ConsumerStates states, AckWindow window,
+	DeliveryContract(ConsumerConfig config, ConsumerSetup.Result setup, ConsumerStates states, AckWindow window,
 			ValueDecoders decoders, StreamingSpill spill) {
 		this.config = config;
 		this.spill = spill;
-		this.binary = binary;
+		this.setup = setup;
+		AdminConnections admin = config.admin();
+		this.catalog = (admin != null) ? new AdminDecoderCatalog(admin) : null;
+		this.heartbeats = new Heartbeats(config.walSafety().heartbeatMonitor(), setup.heartbeatTable());
+		this.lostSlots = new LostSlots(config);
 		this.states = states;
 		this.window = window;
 		this.decoders = decoders;
 		this.threads = new ConsumerThreads(this::threadDied);
-		this.dispatcher = new Dispatcher(config, window, states, this.stop, this.threads, this::laneFailed);
+		this.dispatcher = new Dispatcher(config, window, states, this.stop, this.threads, this.heartbeats,
+				this::laneFailed);
 		this.slotCheck = (config.admin() != null && !config.temporary())
 				? new SlotPositionCheck(config.admin(), config.slotName(), window, config.listener()) : null;
 		SnapshotSettings snapshot = config.snapshot();
 		this.snapshot = (snapshot != null && config.admin() != null) ? new InitialSnapshot(config, snapshot,
-				config.admin(), decoders, this.dispatcher, window, states, this.stop) : null;
+				setup.heartbeatTable(), config.admin(), decoders, this.dispatcher, window, states, this.stop) : null;
 		BackfillSettings backfill = config.backfill();
 		Watermarks watermarks = (backfill != null)
-				? new Watermarks(serverVersion, backfill.watermarkTable(), config.slotName()) : null;
+				? new Watermarks(setup.serverVersion(), backfill.watermarkTable(), config.slotName()) : null;
 		this.backfills = new BackfillWindow(config, this.dispatcher, watermarks, backfill);
-		this.backfillRunner = (backfill != null)
-				? new BackfillRunner(config, backfill, this.backfills, window, states, decoders, serverVersion, binary)
-				: null;
-		this.watermarkMessages = backfill != null && serverVersion >= Watermarks.MESSAGES_VERSION;
+		this.backfillRunner = (backfill != null) ? new BackfillRunner(config, backfill, this.backfills, window, states,
+				decoders, setup.serverVersion(), setup.request().binary()) : null;
 	}
 
 	void start() {
@@ -249,6 +274,16 @@ final class DeliveryContract implements Runnable {
 				stream = this.config.streams().open(request());
 			}
 			catch (RuntimeException ex) {
+				// Before the hand-off the slot does not exist yet (12+): a snapshot's
+				// failure is not a loss.
+				LostSlots.Found lost = snapshotPending() ? null : this.lostSlots.afterFailure(ex, this.window.acked());
+				if (lost != null) {
+					if (!recovered(lost)) {
+						return;
+					}
+					tookOver = true;
+					continue;
+				}
 				Outcome outcome = classify(ex);
 				if (outcome == Outcome.STANDBY) {
 					standbyWaits++;
@@ -282,6 +317,7 @@ final class DeliveryContract implements Runnable {
 			streamedBefore = true;
 			Lsn ackedBefore = this.window.acked();
 			long started = System.nanoTime();
+			this.heartbeats.streamStarted();
 			this.states.streaming();
 			Throwable end = session(stream);
 			if (end == null) {
@@ -298,6 +334,14 @@ final class DeliveryContract implements Runnable {
 					|| System.nanoTime() - started > this.config.retryPolicy().maxInterval().toNanos()) {
 				reconnects = 0;
 				failures = 0;
+			}
+			LostSlots.Found lost = this.lostSlots.afterFailure(end, this.window.acked());
+			if (lost != null) {
+				if (!recovered(lost)) {
+					return;
+				}
+				tookOver = true;
+				continue;
 			}
 			Outcome outcome = classify(end);
 			if (outcome == Outcome.FATAL) {
@@ -321,6 +365,10 @@ final class DeliveryContract implements Runnable {
 		}
 	}
 
+	private boolean snapshotPending() {
+		return this.snapshot != null && this.snapshot.pending();
+	}
+
 	/**
 	 * Takes the initial snapshot's hand-off until this process has handed one over, or
 	 * found the slot already there.
@@ -340,21 +388,23 @@ final class DeliveryContract implements Runnable {
 
 	private StreamRequest request() {
 		Lsn start = this.config.temporary() ? Lsn.INVALID : this.window.acked();
-		// Protocol 2 is the first that streams; protocol 4's parallel streaming would
-		// only
-		// add an abort's LSN and time, and a consumer delivering in commit order has no
-		// use
-		// for either.
-		boolean streaming = this.config.streaming() != null;
-		return new StreamRequest(this.config.slotName(), List.of(this.config.publicationName()), streaming ? 2 : 1,
-				this.binary, this.config.wantsMessages() || this.watermarkMessages, start, this.config.statusInterval(),
-				this.config.temporary(), streaming);
+		LogicalDecoder decoder = this.config.decoder();
+		return new StreamRequest(this.config.slotName(), decoder.plugin(),
+				decoder.startOptions(this.setup.serverVersion(), this.setup.request()), start,
+				this.config.statusInterval(), this.config.temporary());
 	}
 
+	/**
+	 * The session's assembler: pgoutput's payloads are decoded by the assembler itself,
+	 * another plugin's by a stream decoder made for this session over the admin
+	 * connections' catalog.
+	 */
 	private MessageAssembler assembler() {
 		boolean routing = this.config.subscriptions().stream().anyMatch((s) -> s.concurrency() > 1);
+		@Nullable StreamDecoder plugin = this.config.pgoutput() ? null : this.config.decoder()
+			.newStream(this.setup.serverVersion(), this.setup.request(), Objects.requireNonNull(this.catalog));
 		PgOutputAssembler assembler = new PgOutputAssembler(this.config.slotName(), new RowDecoder(this.decoders),
-				routing);
+				routing, plugin);
 		StreamingOptions streaming = this.config.streaming();
 		if (streaming == null) {
 			return assembler;
@@ -515,6 +565,27 @@ final class DeliveryContract implements Runnable {
 		this.states.failed(cause);
 	}
 
+	/**
+	 * Goes on after a lost slot: from the new slot's start once recreated, or from a new
+	 * initial snapshot that creates it, else fails.
+	 * @return whether streaming goes on
+	 */
+	private boolean recovered(LostSlots.Found lost) {
+		if (lost.snapshotAgain() && this.snapshot != null) {
+			this.snapshot.again();
+			return true;
+		}
+		SlotInfo slot = lost.recreated();
+		if (slot == null) {
+			fail(lost.loss());
+			return false;
+		}
+		if (slot.confirmedFlushLsn() != null) {
+			this.window.baseline(slot.confirmedFlushLsn());
+		}
+		return true;
+	}
+
 	private void laneFailed(Throwable cause) {
 		if (this.fatal == null) {
 			this.fatal = cause;
@@ -609,10 +680,11 @@ final class DeliveryContract implements Runnable {
 		}
 		if (failure instanceof SlotNotFoundException || failure instanceof PublicationNotFoundException
 				|| failure instanceof InsufficientPrivilegeException || failure instanceof InvalidIdentifierException
-				|| failure instanceof WalLevelException || failure instanceof ReplicationConsumerException
-				|| failure instanceof HandlerFailedException || failure instanceof PgOutputDecodingException
-				|| failure instanceof RowDecodingException || failure instanceof ValueDecodingException
-				|| failure instanceof Error) {
+				|| failure instanceof WalLevelException || failure instanceof SlotLostException
+				|| failure instanceof ReplicationConsumerException || failure instanceof HandlerFailedException
+				|| failure instanceof PgOutputDecodingException || failure instanceof PluginDecodingException
+				|| failure instanceof DecoderRefusedException || failure instanceof RowDecodingException
+				|| failure instanceof ValueDecodingException || failure instanceof Error) {
 			return Outcome.FATAL;
 		}
 		return Outcome.OTHER;

@@ -22,9 +22,9 @@ import org.jspecify.annotations.Nullable;
  * transaction is opened in and dispatched to the {@link AckWindow}. Each subscription
  * keeps its own progress (the last change, transaction or message it was given), so that
  * what the server sends again after a reconnect reaches only those that have not had it;
- * transactions the consumer already acknowledged are skipped whole. Initial snapshot rows
- * come in batches between transactions ({@link #snapshot}). Not thread-safe: the delivery
- * thread only.
+ * transactions the consumer already acknowledged are skipped whole. Heartbeats coming
+ * back reach no subscription ({@link Heartbeats}). Initial snapshot rows come in batches
+ * between transactions ({@link #snapshot}). Not thread-safe: the delivery thread only.
  */
 final class Dispatcher {
 
@@ -48,6 +48,14 @@ final class Dispatcher {
 
 	private long handlerNanos;
 
+	private final Heartbeats heartbeats;
+
+	/**
+	 * The changes of the open transaction to postlog's own tables (heartbeats, the
+	 * snapshot marker), which no subscription sees.
+	 */
+	private int ownChanges;
+
 	private final CheckpointStore store;
 
 	private final @Nullable FailureLedger ledger;
@@ -68,12 +76,10 @@ final class Dispatcher {
 	/** A table of postlog's own whose changes reach no subscription, or {@code null}. */
 	private @Nullable TableId ignored;
 
-	/** The changes of the open transaction to the ignored table. */
-	private int ignoredChanges;
-
 	Dispatcher(ConsumerConfig config, AckWindow window, ConsumerStates states, StopSignal stop, ConsumerThreads threads,
-			Consumer<Throwable> onLaneFailure) {
+			Heartbeats heartbeats, Consumer<Throwable> onLaneFailure) {
 		this.config = config;
+		this.heartbeats = heartbeats;
 		this.window = window;
 		this.stop = stop;
 		this.store = config.checkpointStore();
@@ -157,7 +163,7 @@ final class Dispatcher {
 		this.open = begin;
 		this.buffered.clear();
 		this.handlerNanos = 0;
-		this.ignoredChanges = 0;
+		this.ownChanges = 0;
 		// A transaction whose commit lies before the acknowledged position was delivered
 		// before a reconnect; the server may send it again when it had not yet heard.
 		this.skipping = begin.commitLsn().isBefore(this.window.acked());
@@ -191,8 +197,8 @@ final class Dispatcher {
 			return;
 		}
 		Change change = arrived.change();
-		if (change.table().equals(this.ignored)) {
-			this.ignoredChanges++;
+		if (change.table().equals(this.ignored) || this.heartbeats.consume(change)) {
+			this.ownChanges++;
 			return;
 		}
 		if (this.buffering) {
@@ -215,7 +221,7 @@ final class Dispatcher {
 	private void message(LogicalMessage message) throws InterruptedException {
 		if (message.transactional()) {
 			requireOpen("a transactional message");
-			if (this.skipping || this.checkpointed) {
+			if (this.skipping || this.checkpointed || this.heartbeats.consume(message)) {
 				return;
 			}
 			for (Target target : this.targets) {
@@ -226,9 +232,12 @@ final class Dispatcher {
 		if (message.lsn().isBefore(this.window.acked())) {
 			return;
 		}
+		boolean heartbeat = this.heartbeats.consume(message);
 		AckWindow.Entry own = this.window.message(message.lsn());
-		for (Target target : this.targets) {
-			target.message(message, own);
+		if (!heartbeat) {
+			for (Target target : this.targets) {
+				target.message(message, own);
+			}
 		}
 		this.window.dispatched(own, message.lsn());
 	}
@@ -257,7 +266,7 @@ final class Dispatcher {
 			this.sinkLastCommit = commit.commitLsn();
 		}
 		this.window.dispatched(entry, commit.endLsn());
-		if (commit.changeCount() > this.ignoredChanges) {
+		if (commit.changeCount() > this.ownChanges) {
 			notifyTransaction(transaction, Duration.ofNanos(this.handlerNanos));
 		}
 		end();
@@ -374,7 +383,7 @@ final class Dispatcher {
 		this.entry = null;
 		this.skipping = false;
 		this.checkpointed = false;
-		this.ignoredChanges = 0;
+		this.ownChanges = 0;
 		this.buffered.clear();
 	}
 

@@ -47,6 +47,8 @@ final class InitialSnapshot {
 
 	private final SnapshotSettings settings;
 
+	private final @Nullable TableId heartbeatTable;
+
 	private final AdminConnections admin;
 
 	private final ValueDecoders decoders;
@@ -75,10 +77,12 @@ final class InitialSnapshot {
 
 	private volatile @Nullable SnapshotProgress completed;
 
-	InitialSnapshot(ConsumerConfig config, SnapshotSettings settings, AdminConnections admin, ValueDecoders decoders,
-			Dispatcher dispatcher, AckWindow window, ConsumerStates states, StopSignal stop) {
+	InitialSnapshot(ConsumerConfig config, SnapshotSettings settings, @Nullable TableId heartbeatTable,
+			AdminConnections admin, ValueDecoders decoders, Dispatcher dispatcher, AckWindow window,
+			ConsumerStates states, StopSignal stop) {
 		this.config = config;
 		this.settings = settings;
+		this.heartbeatTable = heartbeatTable;
 		this.admin = admin;
 		this.decoders = decoders;
 		this.dispatcher = dispatcher;
@@ -96,6 +100,15 @@ final class InitialSnapshot {
 	 */
 	boolean pending() {
 		return this.pending;
+	}
+
+	/**
+	 * Makes the hand-off to be taken again before the next stream: the slot was lost and
+	 * dropped, and a new snapshot creates it.
+	 */
+	void again() {
+		this.pending = true;
+		this.completed = null;
 	}
 
 	/**
@@ -248,13 +261,17 @@ final class InitialSnapshot {
 	}
 
 	/**
-	 * Returns the publication's tables, but for postlog's marker table.
+	 * Returns the publication's tables, but for postlog's own: the marker table and the
+	 * heartbeat table, whose rows no subscription sees.
 	 */
 	private List<TableId> tables() {
 		List<TableId> published = this.admin.apply("Reading the tables of publication " + this.config.publicationName(),
 				(connection) -> new ReplicationAdmin(connection).publicationTables(this.config.publicationName()));
 		List<TableId> tables = new ArrayList<>(published);
 		tables.remove(this.settings.markerTable());
+		if (this.heartbeatTable != null) {
+			tables.remove(this.heartbeatTable);
+		}
 		return tables;
 	}
 

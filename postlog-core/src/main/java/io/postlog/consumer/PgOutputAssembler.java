@@ -9,6 +9,7 @@ import io.postlog.LogicalMessage;
 import io.postlog.Operation;
 import io.postlog.Row;
 import io.postlog.TableId;
+import io.postlog.decoder.StreamDecoder;
 import io.postlog.pgoutput.PgOutputDecoder;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.pgoutput.RowDecoder;
@@ -18,9 +19,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * Assembles pgoutput protocol version 1 messages into events: numbers each transaction's
  * changes from 0, gives them the transaction's commit LSN and time and their dedupe id,
- * and keeps the relations through a {@link RowDecoder}. Messages of later protocol
- * versions (streamed and two-phase transactions) are refused with a clear error, never
- * misread. One per stream; not thread-safe.
+ * and keeps the relations and the types the stream announces through a
+ * {@link RowDecoder}. pgoutput's payloads it decodes itself, one message each, straight
+ * into the payload's bytes; another plugin's go through that plugin's
+ * {@link StreamDecoder}, which yields the same messages, so that its changes are the
+ * same. Messages of later protocol versions (streamed and two-phase transactions) are
+ * refused with a clear error, never misread. One per stream; not thread-safe.
  */
 final class PgOutputAssembler implements MessageAssembler {
 
@@ -29,6 +33,8 @@ final class PgOutputAssembler implements MessageAssembler {
 	private final RowDecoder rows;
 
 	private final boolean routing;
+
+	private final @Nullable StreamDecoder plugin;
 
 	private PgOutputMessage.@Nullable Begin open;
 
@@ -43,16 +49,29 @@ final class PgOutputAssembler implements MessageAssembler {
 	private String idPrefix = "";
 
 	/**
+	 * Creates an assembler of pgoutput's payloads.
+	 * @param slotName the slot, for change ids
+	 * @param rows the row decoder
+	 * @param routing whether to compute the lane routing keys of changes
+	 */
+	PgOutputAssembler(String slotName, RowDecoder rows, boolean routing) {
+		this(slotName, rows, routing, null);
+	}
+
+	/**
 	 * Creates an assembler.
 	 * @param slotName the slot, for change ids
 	 * @param rows the row decoder
 	 * @param routing whether to compute the lane routing keys of changes (only
 	 * subscriptions with concurrency above 1 need them)
+	 * @param plugin the stream decoder of a plugin other than pgoutput, or {@code null}
+	 * for pgoutput
 	 */
-	PgOutputAssembler(String slotName, RowDecoder rows, boolean routing) {
+	PgOutputAssembler(String slotName, RowDecoder rows, boolean routing, @Nullable StreamDecoder plugin) {
 		this.slotName = slotName;
 		this.rows = rows;
 		this.routing = routing;
+		this.plugin = plugin;
 	}
 
 	@Override
@@ -63,9 +82,25 @@ final class PgOutputAssembler implements MessageAssembler {
 	@Override
 	public List<Event> assemble(ByteBuffer payload) {
 		int bytes = payload.remaining();
-		// The values are decoded before this returns, so the message may point into the
-		// payload's array instead of copying out of it.
-		PgOutputMessage message = PgOutputDecoder.decodeRetaining(payload, false);
+		StreamDecoder decoder = this.plugin;
+		if (decoder == null) {
+			// The values are decoded before this returns, so the message may point into
+			// the payload's array instead of copying out of it.
+			return assemble(PgOutputDecoder.decodeRetaining(payload, false), bytes);
+		}
+		List<PgOutputMessage> messages = decoder.decode(payload);
+		if (messages.size() == 1) {
+			return assemble(messages.get(0), bytes);
+		}
+		List<Event> events = new ArrayList<>(messages.size());
+		for (int i = 0; i < messages.size(); i++) {
+			// The payload's size is counted once, with its first message.
+			events.addAll(assemble(messages.get(i), (i == 0) ? bytes : 0));
+		}
+		return events;
+	}
+
+	private List<Event> assemble(PgOutputMessage message, int bytes) {
 		if (message instanceof PgOutputMessage.Begin begin) {
 			this.open = begin;
 			this.origin = null;
@@ -88,8 +123,10 @@ final class PgOutputAssembler implements MessageAssembler {
 			this.rows.relation(relation);
 			return List.of();
 		}
-		if (message instanceof PgOutputMessage.Type) {
-			// Types are resolved by OID through the catalog when a value needs them.
+		if (message instanceof PgOutputMessage.Type type) {
+			// Resolved by OID through the catalog first; the announcement keeps a domain
+			// dropped since decoding as its base type.
+			this.rows.type(type);
 			return List.of();
 		}
 		if (message instanceof PgOutputMessage.Insert insert) {

@@ -11,8 +11,12 @@ import javax.sql.DataSource;
 
 import io.postlog.Lsn;
 import io.postlog.TableId;
+import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.PgOutputLogicalDecoder;
+import io.postlog.heartbeat.HeartbeatMonitor;
 import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.snapshot.SnapshotOptions;
 import io.postlog.stream.LogicalStreamFactory;
@@ -114,8 +118,8 @@ public final class ReplicationConsumer {
 			ValueDecoders decoders = (admin != null)
 					? this.config.valueDecoders().withLookup(new CatalogTypeLookup(admin))
 					: this.config.valueDecoders();
-			DeliveryContract delivery = new DeliveryContract(this.config, setup.binary(), setup.serverVersion(),
-					this.states, this.window, decoders, this.spill);
+			DeliveryContract delivery = new DeliveryContract(this.config, setup, this.states, this.window, decoders,
+					this.spill);
 			BackfillRunner runner = delivery.backfills();
 			if (runner != null && this.config.backfill().newTables() && !setup.addedTables().isEmpty()) {
 				logger.info("Consumer of slot {} backfills {}, which its publication did not publish before",
@@ -324,7 +328,9 @@ public final class ReplicationConsumer {
 
 		private final List<Subscription> subscriptions = new ArrayList<>();
 
-		private boolean binary = true;
+		private @Nullable Boolean binary;
+
+		private @Nullable LogicalDecoder decoder;
 
 		private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
 
@@ -378,6 +384,14 @@ public final class ReplicationConsumer {
 		private TableId backfillProgressTable = BackfillSettings.DEFAULT_PROGRESS_TABLE;
 
 		private boolean backfillNewTables;
+
+		private boolean failover;
+
+		private LostSlotAction lostSlotAction = LostSlotAction.FAIL;
+
+		private @Nullable HeartbeatMonitor heartbeatMonitor;
+
+		private @Nullable TableId heartbeatTable;
 
 		private Builder() {
 		}
@@ -520,13 +534,33 @@ public final class ReplicationConsumer {
 		}
 
 		/**
-		 * Sets whether to stream values in binary (default {@code true}; servers before
-		 * PostgreSQL 14 get text, said once at start).
+		 * Sets whether to stream values in binary. By default values are binary where the
+		 * decoder can carry them: pgoutput from PostgreSQL 14 on (older servers get text,
+		 * said once at start); wal2json and pglogical send text, also said once. Asked
+		 * for explicitly, binary values are refused at start by a decoder that cannot
+		 * carry them. A table with a column the server cannot send in binary (such as
+		 * {@code aclitem[]}) makes the stream text, with one warning naming the columns.
 		 * @param binary whether to ask for binary values
 		 * @return this builder
 		 */
 		public Builder binary(boolean binary) {
 			this.binary = binary;
+			return this;
+		}
+
+		/**
+		 * Sets the output plugin's decoder (by default pgoutput on the consumer's
+		 * publication): {@link io.postlog.decoder.Wal2JsonDecoder} or
+		 * {@link io.postlog.decoder.PgLogicalDecoder}, which choose their own tables and
+		 * need an admin connection; the publication settings then do not apply. A
+		 * {@link PgOutputLogicalDecoder} must name the consumer's publication. Listeners
+		 * receive the same changes whatever the decoder; what a decoder cannot carry is
+		 * refused at start, naming it.
+		 * @param decoder the decoder
+		 * @return this builder
+		 */
+		public Builder decoder(LogicalDecoder decoder) {
+			this.decoder = decoder;
 			return this;
 		}
 
@@ -659,6 +693,73 @@ public final class ReplicationConsumer {
 		public Builder checkpointBatch(int transactions, Duration maxDelay) {
 			this.checkpointBatch = transactions;
 			this.checkpointBatchDelay = maxDelay;
+			return this;
+		}
+
+		/**
+		 * Sets whether a slot the consumer creates fails over to physical standbys
+		 * ({@code false} by default): PostgreSQL 17+ then keeps a copy of it on standbys
+		 * running with {@code sync_replication_slots = on}, so that it survives a
+		 * promotion. Refused at start before PostgreSQL 17, naming the server version,
+		 * and at build for a temporary slot. An existing slot is kept as it is, with a
+		 * warning when it does not fail over.
+		 * @param failover whether to create the slot with failover
+		 * @return this builder
+		 */
+		public Builder failover(boolean failover) {
+			this.failover = failover;
+			return this;
+		}
+
+		/**
+		 * Sets what to do when the slot is found lost, at start (invalidated by the
+		 * server) or on a reconnect (invalidated, or missing although it existed):
+		 * {@link LostSlotAction#FAIL} (the default) fails with a
+		 * {@link io.postlog.admin.SlotLostException}; {@link LostSlotAction#RECREATE}
+		 * drops the slot, creates a new one and streams from there, logging at ERROR that
+		 * the changes in between were skipped. Either way
+		 * {@link ConsumerListener#slotLost} hears of it first. A lost slot is never
+		 * recreated silently; {@code RECREATE} is refused for an {@code EXISTING} slot.
+		 * Needs an admin connection; temporary slots are never lost.
+		 * @param action what to do
+		 * @return this builder
+		 */
+		public Builder lostSlotAction(LostSlotAction action) {
+			this.lostSlotAction = Objects.requireNonNull(action, "action");
+			return this;
+		}
+
+		/**
+		 * Sets the monitor told of every heartbeat that comes back through the stream
+		 * (when delivery reaches it) and of every stream start, for example a
+		 * {@link io.postlog.heartbeat.HeartbeatTracker}. The consumer writes no
+		 * heartbeats itself ({@link io.postlog.heartbeat.HeartbeatWriter} does); it asks
+		 * the server for logical messages on PostgreSQL 14+ even without a message
+		 * subscription, and before 14 creates and publishes the heartbeat table. Whether
+		 * or not a monitor is set, heartbeats (messages with the prefix
+		 * {@value io.postlog.heartbeat.Heartbeat#PREFIX}, and before 14 the changes of
+		 * the heartbeat table) reach no subscription.
+		 * @param monitor the monitor
+		 * @return this builder
+		 */
+		public Builder heartbeatMonitor(HeartbeatMonitor monitor) {
+			this.heartbeatMonitor = Objects.requireNonNull(monitor, "monitor");
+			return this;
+		}
+
+		/**
+		 * Sets the heartbeat table, whose rows are the heartbeats before PostgreSQL 14
+		 * ({@link io.postlog.heartbeat.HeartbeatWriter#DEFAULT_TABLE} by default). Its
+		 * changes then reach no subscription, also without a monitor (for a consumer that
+		 * shares a database with the one that tracks them); only with a monitor does the
+		 * consumer create and publish it. Without an admin connection the consumer cannot
+		 * read the server version: heartbeats are then this table's rows when it is set,
+		 * else logical messages.
+		 * @param table the table
+		 * @return this builder
+		 */
+		public Builder heartbeatTable(TableId table) {
+			this.heartbeatTable = Objects.requireNonNull(table, "table");
 			return this;
 		}
 
@@ -838,11 +939,13 @@ public final class ReplicationConsumer {
 						(this.connectTimeout != null) ? this.connectTimeout : Duration.ofSeconds(10));
 			}
 			return new ReplicationConsumer(new ConsumerConfig(this.slotName, this.slotLifecycle, this.publicationName,
-					this.publicationMode, this.tables, this.binary, this.retryPolicy, this.statusInterval,
+					this.publicationMode, this.tables, this.binary, decoder(), this.retryPolicy, this.statusInterval,
 					this.connectTimeout, this.maxTransactionChanges, this.maxUnacknowledged, this.readAheadEvents,
 					this.readAheadBytes, this.stopTimeout, this.listener, this.valueDecoders, this.subscriptions,
 					streams, adminConnections(), this.checkpointStore, this.checkpointBatch, this.checkpointBatchDelay,
-					streamingOptions(), snapshotSettings(connections), backfillSettings()));
+					streamingOptions(),
+					new WalSafety(this.failover, this.lostSlotAction, this.heartbeatMonitor, this.heartbeatTable),
+					snapshotSettings(connections), backfillSettings()));
 		}
 
 		private @Nullable BackfillSettings backfillSettings() {
@@ -897,13 +1000,20 @@ public final class ReplicationConsumer {
 				SnapshotOptions options = SnapshotOptions.defaults()
 					.withParallelism(this.snapshotParallelism)
 					.withChunkSize(this.snapshotChunkSize)
-					.withBinary(this.binary)
+					.withBinary(!Boolean.FALSE.equals(this.binary))
 					.withPublication(this.publicationName);
 				return new SnapshotSettings(options, this.snapshotMarkerTable, replication, readers);
 			}
 			catch (IllegalArgumentException ex) {
 				throw new ReplicationConsumerException("Invalid consumer configuration: " + ex.getMessage());
 			}
+		}
+
+		private @Nullable LogicalDecoder decoder() {
+			if (this.decoder != null || this.publicationName == null) {
+				return this.decoder;
+			}
+			return PgOutputLogicalDecoder.forPublications(List.of(this.publicationName));
 		}
 
 		private @Nullable StreamingOptions streamingOptions() {

@@ -207,6 +207,13 @@ final class Json {
 
 		private byte[] string(boolean validate) {
 			int start = this.pos;
+			int plainEnd = plainEnd(start + 1);
+			if (plainEnd >= 0) {
+				// Most of wal2json's strings (names, types, values of plain columns):
+				// copied once, without a buffer or a UTF-8 pass.
+				this.pos = plainEnd + 1;
+				return Arrays.copyOfRange(this.b, start + 1, plainEnd);
+			}
 			this.pos++;
 			ByteArrayOutputStream out = new ByteArrayOutputStream();
 			while (true) {
@@ -252,6 +259,24 @@ final class Json {
 				}
 			}
 			return bytes;
+		}
+
+		/**
+		 * Returns where a string of printable ASCII without escapes, valid UTF-8 as it
+		 * stands, ends (its closing quote), or -1 for any other string, which the full
+		 * reader checks and unescapes.
+		 */
+		private int plainEnd(int from) {
+			for (int i = from; i < this.b.length; i++) {
+				int c = this.b[i] & 0xFF;
+				if (c == '"') {
+					return i;
+				}
+				if (c < 0x20 || c == '\\' || c >= 0x80) {
+					return -1;
+				}
+			}
+			return -1;
 		}
 
 		private void unicode(ByteArrayOutputStream out) {

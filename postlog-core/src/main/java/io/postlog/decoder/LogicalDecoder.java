@@ -1,5 +1,6 @@
 package io.postlog.decoder;
 
+import java.sql.Connection;
 import java.util.Map;
 
 /**
@@ -10,9 +11,10 @@ import java.util.Map;
  * pgoutput yields, so that listeners see the same {@code Change}s whatever the plugin.
  * Implementations are immutable and thread-safe; their stream decoders are not.
  * <p>
- * Start-up calls {@link #check} before any slot or publication is created, streams with
- * {@link #plugin()} and {@link #startOptions}, and on every connect makes a new
- * {@link #newStream} for the payloads of that connection.
+ * Start-up calls {@link #check} before any slot or publication is created and
+ * {@link #checkSlot} once a permanent slot exists, streams with {@link #plugin()} and
+ * {@link #startOptions}, and on every connect makes a new {@link #newStream} for the
+ * payloads of that connection.
  */
 public interface LogicalDecoder {
 
@@ -55,6 +57,18 @@ public interface LogicalDecoder {
 	 * @throws DecoderRefusedException naming the decoder, if it cannot serve the request
 	 */
 	DecoderRequest check(int serverVersion, DecoderRequest request, DecoderCatalog catalog);
+
+	/**
+	 * Checks, once the slot exists and before streaming from it, what only the plugin on
+	 * the server can answer (such as which options its version knows). Does nothing by
+	 * default.
+	 * @param connection an ordinary connection to the slot's database
+	 * @param slotName a slot of {@link #plugin()} that no process streams from
+	 * @param request the checked request
+	 * @throws DecoderRefusedException naming the decoder, if the plugin cannot serve it
+	 */
+	default void checkSlot(Connection connection, String slotName, DecoderRequest request) {
+	}
 
 	/**
 	 * Returns the options {@code START_REPLICATION ... LOGICAL lsn (options)} passes the

@@ -13,10 +13,9 @@ import io.postlog.pgoutput.PgOutputMessage;
 
 /**
  * The built-in {@code pgoutput} plugin (PostgreSQL 10 and later), reading the tables of
- * publications. Protocol version 1, or with streaming 2 (4 on PostgreSQL 16 and later);
- * binary values and logical messages from 14 on. Its stream decoder is
- * {@link PgOutputDecoder}, told whether a payload lies between Stream Start and Stream
- * Stop. Immutable and thread-safe.
+ * publications. Protocol version 1, or with streaming 2; binary values and logical
+ * messages from 14 on. Its stream decoder is {@link PgOutputDecoder}, told whether a
+ * payload lies between Stream Start and Stream Stop. Immutable and thread-safe.
  */
 public final class PgOutputLogicalDecoder implements LogicalDecoder {
 
@@ -105,12 +104,13 @@ public final class PgOutputLogicalDecoder implements LogicalDecoder {
 		return options;
 	}
 
-	/** Streaming needs protocol 2; 16's protocol 4 is the newest the decoder reads. */
+	/**
+	 * Protocol 2 is the first that streams. 16's protocol 4 (which the decoder also
+	 * reads) would only add parallel streaming, whose aborts carry their LSN and time: a
+	 * consumer delivering in commit order has no use for either.
+	 */
 	static String protocolVersion(int serverVersion, DecoderRequest request) {
-		if (!request.streaming()) {
-			return "1";
-		}
-		return (serverVersion >= ServerVersions.V16) ? "4" : "2";
+		return request.streaming() ? "2" : "1";
 	}
 
 	@Override

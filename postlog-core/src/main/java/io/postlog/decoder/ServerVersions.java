@@ -14,8 +14,6 @@ final class ServerVersions {
 
 	static final int V14 = 140000;
 
-	static final int V16 = 160000;
-
 	private ServerVersions() {
 	}
 

@@ -222,6 +222,19 @@ public final class Wal2JsonDecoder implements LogicalDecoder {
 		return request;
 	}
 
+	/**
+	 * Refuses numbers as strings where the server's wal2json is older than 2.6, which
+	 * would refuse {@code START_REPLICATION} at every connect.
+	 */
+	@Override
+	public void checkSlot(Connection connection, String slotName, DecoderRequest request) {
+		if (this.numericsAsStrings && !acceptsNumericsAsStrings(connection, slotName)) {
+			throw new DecoderRefusedException(NAME, "the server's wal2json does not know the option "
+					+ "numeric-data-types-as-string (it came with wal2json 2.6); do not ask for numbers as strings, "
+					+ "and allow non-finite numbers as null or leave float4, float8 and numeric columns out");
+		}
+	}
+
 	@Override
 	public Map<String, String> startOptions(int serverVersion, DecoderRequest request) {
 		Map<String, String> options = new LinkedHashMap<>();

@@ -79,14 +79,25 @@ public final class HeartbeatWriter {
 	 * @throws PostlogException if the table cannot be created
 	 */
 	public void ensureTable(Connection connection) {
-		String sql = "CREATE TABLE IF NOT EXISTS " + PgIdentifiers.quote(this.table)
+		ensureTable(connection, this.table);
+	}
+
+	/**
+	 * Creates a heartbeat table if it does not exist, as {@link #ensureTable(Connection)}
+	 * does.
+	 * @param connection a connection to the slot's database
+	 * @param table the table
+	 * @throws PostlogException if the table cannot be created
+	 */
+	public static void ensureTable(Connection connection, TableId table) {
+		String sql = "CREATE TABLE IF NOT EXISTS " + PgIdentifiers.quote(table)
 				+ " (slot_name text PRIMARY KEY, instance text NOT NULL, sequence bigint NOT NULL,"
 				+ " emitted_at timestamptz NOT NULL)";
 		try (Statement statement = connection.createStatement()) {
 			statement.execute(sql);
 		}
 		catch (SQLException ex) {
-			throw new PostlogException("Could not create heartbeat table " + this.table, ex);
+			throw new PostlogException("Could not create heartbeat table " + table, ex);
 		}
 	}
 

@@ -5,10 +5,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import io.postlog.Lsn;
 import io.postlog.admin.ConnectionLostException;
@@ -24,10 +25,12 @@ import org.postgresql.replication.ReplicationSlotInfo;
 import org.postgresql.replication.fluent.logical.ChainedLogicalStreamBuilder;
 
 /**
- * Opens pgoutput streams with pgjdbc's replication API, each on a fresh connection from a
- * {@link ReplicationConnectionFactory}. Automatic flushing and pgjdbc's status timer are
- * off: the server learns an acknowledged position only when the stream's owner sends
- * status. Thread-safe as far as the connection factory is.
+ * Opens logical streams of any output plugin with pgjdbc's replication API, each on a
+ * fresh connection from a {@link ReplicationConnectionFactory} whose
+ * {@link SessionSettings} are pinned right after it connects, so that no server, database
+ * or role default changes the text a plugin prints. Automatic flushing and pgjdbc's
+ * status timer are off: the server learns an acknowledged position only when the stream's
+ * owner sends status. Thread-safe as far as the connection factory is.
  * <p>
  * Time bounds: connecting and logging in take at most the connect timeout (pgjdbc's
  * {@code connectTimeout} and {@code loginTimeout}), and so does
@@ -41,6 +44,8 @@ import org.postgresql.replication.fluent.logical.ChainedLogicalStreamBuilder;
  * {@link io.postlog.admin.InsufficientPrivilegeException}.
  */
 public final class PgLogicalStreamFactory implements LogicalStreamFactory {
+
+	private static final Pattern PLUGIN_NAME = Pattern.compile("[a-z0-9_]{1,63}");
 
 	private final ReplicationConnectionFactory connections;
 
@@ -67,10 +72,11 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 
 	@Override
 	public LogicalStream open(StreamRequest request) {
-		// pgjdbc pastes the slot name and option values into START_REPLICATION unquoted:
-		// check them before anything reaches the server.
+		// pgjdbc pastes the slot name, the plugin and the option values into
+		// CREATE_REPLICATION_SLOT and START_REPLICATION unquoted: check them before
+		// anything reaches the server.
 		String slotName = PgIdentifiers.requireSlotName(request.slotName());
-		String publications = publicationNames(request);
+		requirePastable(request);
 		SocketProbe probe = SocketProbe.register();
 		Connection connection;
 		try {
@@ -82,7 +88,7 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 					"Could not open a replication connection for slot '" + slotName + "'");
 		}
 		try {
-			Duration serverTimeout = serverTimeout(connection);
+			Duration serverTimeout = prepareSession(connection);
 			PGConnection pgConnection = connection.unwrap(PGConnection.class);
 			Lsn created = Lsn.INVALID;
 			if (request.temporarySlot()) {
@@ -90,7 +96,7 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 					.createReplicationSlot()
 					.logical()
 					.withSlotName(slotName)
-					.withOutputPlugin("pgoutput")
+					.withOutputPlugin(request.plugin())
 					.withTemporaryOption()
 					.make();
 				created = Lsn.of(slot.getConsistentPoint().asLong());
@@ -100,18 +106,10 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 				.logical()
 				.withSlotName(slotName)
 				.withStartPosition(LogSequenceNumber.valueOf(request.startLsn().value()))
-				.withSlotOption("proto_version", String.valueOf(request.protocolVersion()))
-				.withSlotOption("publication_names", publications)
 				.withStatusInterval(0, TimeUnit.MILLISECONDS)
 				.withAutomaticFlush(false);
-			if (request.binary()) {
-				builder = builder.withSlotOption("binary", "true");
-			}
-			if (request.messages()) {
-				builder = builder.withSlotOption("messages", "true");
-			}
-			if (request.streaming()) {
-				builder = builder.withSlotOption("streaming", "on");
+			for (Map.Entry<String, String> option : request.options().entrySet()) {
+				builder = builder.withSlotOption(option.getKey(), option.getValue());
 			}
 			connection.setNetworkTimeout(null, timeoutMillis());
 			PGReplicationStream stream = builder.start();
@@ -145,16 +143,20 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 	}
 
 	/**
-	 * Reads {@code wal_sender_timeout}, which SQL on a {@code replication=database}
-	 * connection can do from PostgreSQL 10 on.
+	 * Pins the {@link SessionSettings} the plugin prints values with, then reads
+	 * {@code wal_sender_timeout}: SQL on a {@code replication=database} connection works
+	 * from PostgreSQL 10 on.
 	 */
-	private Duration serverTimeout(Connection connection) throws SQLException {
+	private Duration prepareSession(Connection connection) throws SQLException {
 		connection.setNetworkTimeout(null, timeoutMillis());
-		try (Statement statement = connection.createStatement();
-				ResultSet row = statement
-					.executeQuery("SELECT setting FROM pg_settings WHERE name = 'wal_sender_timeout'")) {
-			long millis = row.next() ? Long.parseLong(row.getString(1)) : 0;
-			return Duration.ofMillis(Math.max(0, millis));
+		try {
+			SessionSettings.apply(connection);
+			try (Statement statement = connection.createStatement();
+					ResultSet row = statement
+						.executeQuery("SELECT setting FROM pg_settings WHERE name = 'wal_sender_timeout'")) {
+				long millis = row.next() ? Long.parseLong(row.getString(1)) : 0;
+				return Duration.ofMillis(Math.max(0, millis));
+			}
 		}
 		finally {
 			connection.setNetworkTimeout(null, 0);
@@ -162,20 +164,24 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 	}
 
 	/**
-	 * Quotes each publication name for pgoutput's {@code publication_names} list. pgjdbc
-	 * wraps the value in single quotes without escaping, so a name holding one is
-	 * refused.
+	 * Checks what pgjdbc pastes into the replication commands: the plugin as a bare word,
+	 * option names in double quotes and values in single quotes, neither escaped.
 	 */
-	private static String publicationNames(StreamRequest request) {
-		if (request.publicationNames().isEmpty()) {
-			throw new IllegalArgumentException("At least one publication name is required");
+	private static void requirePastable(StreamRequest request) {
+		if (!PLUGIN_NAME.matcher(request.plugin()).matches()) {
+			throw new IllegalArgumentException("Output plugin '" + PgIdentifiers.printable(request.plugin())
+					+ "' is not a plain name (lower-case letters, digits and underscores)");
 		}
-		StringJoiner names = new StringJoiner(",");
-		for (String name : request.publicationNames()) {
-			requireStreamable(name);
-			names.add(PgIdentifiers.quote("publication", name));
-		}
-		return names.toString();
+		request.options().forEach((name, value) -> {
+			if (name.isEmpty() || name.indexOf('"') >= 0 || name.indexOf('\0') >= 0) {
+				throw new IllegalArgumentException(
+						"Plugin option '" + PgIdentifiers.printable(name) + "' cannot be passed to START_REPLICATION");
+			}
+			if (value.indexOf('\'') >= 0 || value.indexOf('\0') >= 0) {
+				throw new IllegalArgumentException("The value of plugin option '" + PgIdentifiers.printable(name)
+						+ "' holds a single quote or NUL, which START_REPLICATION cannot carry");
+			}
+		});
 	}
 
 	/**

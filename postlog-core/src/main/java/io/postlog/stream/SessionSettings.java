@@ -9,8 +9,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.StringJoiner;
 
-import io.postlog.PostlogException;
-
 /**
  * The session settings a value's text form depends on, pinned on the replication
  * connection so that no server, database or role default can change what a value decodes
@@ -30,8 +28,9 @@ import io.postlog.PostlogException;
  * </ul>
  * {@link #statements()} are {@code SET}s for the replication connection right after it
  * connects (PostgreSQL 10 and later accept SQL on a {@code replication=database}
- * connection; 9.6 does not); {@link #startupOptions()} is the same as pgjdbc's
- * {@code options} connection property, which every version takes. Stateless.
+ * connection; 9.6 does not), as {@link PgLogicalStreamFactory} runs them;
+ * {@link #startupOptions()} is the same as pgjdbc's {@code options} connection property,
+ * which every version takes. Stateless.
  */
 final class SessionSettings {
 
@@ -85,16 +84,14 @@ final class SessionSettings {
 	/**
 	 * Runs the {@code SET} statements on a connection (PostgreSQL 10 and later).
 	 * @param connection a replication or ordinary connection, not closed
-	 * @throws PostlogException if a statement fails
+	 * @throws SQLException if a statement fails, for the caller to translate (a broken
+	 * connection is a lost one)
 	 */
-	static void apply(Connection connection) {
+	static void apply(Connection connection) throws SQLException {
 		try (Statement statement = connection.createStatement()) {
 			for (String sql : statements()) {
 				statement.execute(sql);
 			}
-		}
-		catch (SQLException ex) {
-			throw new PostlogException("Could not pin the replication connection's session settings", ex);
 		}
 	}
 

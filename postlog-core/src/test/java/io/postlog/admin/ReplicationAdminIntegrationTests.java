@@ -10,11 +10,12 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 import io.postlog.Lsn;
+import io.postlog.decoder.DecoderRequest;
 import io.postlog.TableId;
 import io.postlog.stream.LogicalStream;
 import io.postlog.stream.PgLogicalStreamFactory;
 import io.postlog.stream.ReplicationConnectionFactory;
-import io.postlog.stream.StreamRequest;
+import io.postlog.stream.PgOutputCapture;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.AfterEach;
@@ -160,8 +161,8 @@ class ReplicationAdminIntegrationTests {
 		this.admin.ensureSlot("busy_slot", SlotLifecycle.CREATE_IF_MISSING);
 		PgLogicalStreamFactory streams = new PgLogicalStreamFactory(
 				ReplicationConnectionFactory.of(this.database.jdbcUrl(), this.database.username(), null));
-		try (LogicalStream stream = streams.open(new StreamRequest("busy_slot", List.of("busy_pub"), 1, false, false,
-				Lsn.INVALID, Duration.ofSeconds(10), false))) {
+		try (LogicalStream stream = streams
+			.open(PgOutputCapture.request("busy_slot", "busy_pub", DecoderRequest.text(), false))) {
 			stream.read(Duration.ofMillis(100));
 			SlotInfo active = this.admin.slot("busy_slot").orElseThrow();
 			assertThat(active.active()).isTrue();

@@ -18,8 +18,10 @@ import io.postlog.Operation;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.Transaction;
+import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.decoder.PgOutputLogicalDecoder;
 import io.postlog.snapshot.InvalidSnapshotNameException;
 import io.postlog.snapshot.SnapshotReadException;
 import io.postlog.snapshot.SnapshotRefusedException;
@@ -64,6 +66,13 @@ class InitialSnapshotTests {
 		assertThatExceptionOfType(ReplicationConsumerException.class)
 			.isThrownBy(() -> builder().checkpointStore(transactional).build())
 			.withMessageContaining("sink transactions of a transactional checkpoint store");
+	}
+
+	@Test
+	void buildRefusesASnapshotForAFailoverSlot() {
+		assertThatExceptionOfType(ReplicationConsumerException.class).isThrownBy(() -> builder().failover(true).build())
+			.withMessageContaining("PostgreSQL creates without failover")
+			.withMessageContaining("ALTER_REPLICATION_SLOT");
 	}
 
 	@Test
@@ -178,14 +187,16 @@ class InitialSnapshotTests {
 
 	private Dispatcher dispatcher(AckWindow window, Subscription... subscriptions) {
 		ConsumerConfig config = new ConsumerConfig("snapshot_slot", SlotLifecycle.CREATE_IF_MISSING, "snapshot_pub",
-				PublicationMode.CREATE_IF_MISSING, List.of(), true, RetryPolicy.DEFAULT, Duration.ofSeconds(10),
-				Duration.ofSeconds(10), 100_000, 1000, 1024, 1 << 20, Duration.ofSeconds(5), new ConsumerListener() {
+				PublicationMode.CREATE_IF_MISSING, List.of(), true,
+				PgOutputLogicalDecoder.forPublications(List.of("snapshot_pub")), RetryPolicy.DEFAULT,
+				Duration.ofSeconds(10), Duration.ofSeconds(10), 100_000, 1000, 1024, 1 << 20, Duration.ofSeconds(5),
+				new ConsumerListener() {
 				}, ValueDecoders.standard(), List.of(subscriptions), new FakeServer(), null, CheckpointStore.slotOnly(),
-				1, Duration.ofMillis(100), null, null, null);
+				1, Duration.ofMillis(100), null, new WalSafety(false, LostSlotAction.FAIL, null, null), null, null);
 		ConsumerStates states = new ConsumerStates(config.listener(), config.slotName());
 		Dispatcher dispatcher = new Dispatcher(config, window, states, new StopSignal(),
 				new ConsumerThreads((thread, cause) -> {
-				}), (cause) -> {
+				}), Heartbeats.NONE, (cause) -> {
 				});
 		this.dispatchers.add(dispatcher);
 		return dispatcher;

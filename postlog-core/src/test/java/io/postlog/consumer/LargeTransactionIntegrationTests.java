@@ -36,7 +36,9 @@ class LargeTransactionIntegrationTests {
 
 	@Test
 	void millionRowTransactionPassesAChangeHandlerInA128MegabyteHeap(PostgresDatabase database) throws Exception {
-		database.execute("CREATE TABLE big (id int, payload text)");
+		// Without a usable replica identity the consumer refuses a table published for
+		// updates.
+		database.execute("CREATE TABLE big (id int, payload text)", "ALTER TABLE big REPLICA IDENTITY FULL");
 		try (var connection = database.connect()) {
 			ReplicationAdmin admin = new ReplicationAdmin(connection);
 			admin.ensurePublication("big_pub", PublicationMode.CREATE_IF_MISSING, List.of(TableId.parse("big")));

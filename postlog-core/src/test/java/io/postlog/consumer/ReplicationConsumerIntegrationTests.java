@@ -27,6 +27,7 @@ import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.InvalidIdentifierException;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.admin.SlotNotFoundException;
+import io.postlog.decoder.DecoderRefusedException;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.jspecify.annotations.Nullable;
@@ -292,8 +293,8 @@ class ReplicationConsumerIntegrationTests {
 			.build();
 		this.consumers.add(consumer);
 		if (database.serverVersion() < 140000) {
-			assertThatExceptionOfType(ReplicationConsumerException.class).isThrownBy(consumer::start)
-				.withMessageContaining("PostgreSQL 14")
+			assertThatExceptionOfType(DecoderRefusedException.class).isThrownBy(consumer::start)
+				.withMessageContaining("logical decoding messages need PostgreSQL 14")
 				.withMessageContaining("PostgreSQL " + database.serverVersion() / 10000 + ".");
 			assertThat(consumer.state()).isEqualTo(ConsumerState.FAILED);
 			assertThat(query(database,

@@ -57,7 +57,8 @@ class ReplicationConsumerTests {
 		assertThat(this.changes.get(3).commitLsn()).isEqualTo(second.commitLsn());
 		assertThat(this.changes.get(0).table()).isEqualTo(new TableId("public", "items"));
 		await().until(() -> this.server.current().acknowledged.equals(second.endLsn()));
-		assertThat(this.server.lastRequest.protocolVersion()).isEqualTo(1);
+		assertThat(this.server.lastRequest.options()).containsEntry("proto_version", "1")
+			.containsEntry("publication_names", "\"postlog\"");
 	}
 
 	@Test

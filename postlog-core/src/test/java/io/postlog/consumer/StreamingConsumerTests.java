@@ -62,8 +62,8 @@ class StreamingConsumerTests {
 		ReplicationConsumer consumer = start(builder(1024, 1 << 20).changeHandler(this.changes::add));
 		await().until(() -> this.server.current() != null);
 		StreamRequest request = this.server.lastRequest;
-		assertThat(request.protocolVersion()).isEqualTo(2);
-		assertThat(request.streaming()).isTrue();
+		assertThat(request.plugin()).isEqualTo("pgoutput");
+		assertThat(request.options()).containsEntry("proto_version", "2").containsEntry("streaming", "true");
 		block(800, true, 800, FakeServer.relation(), insert(1), insert(2));
 		block(801, true, 801, FakeServer.relation(), insert(100));
 		FakeServer.Tx plain = this.server.commitInserts(50);
@@ -185,11 +185,7 @@ class StreamingConsumerTests {
 	}
 
 	@Test
-	void streamingIsRefusedWithProtocolOneAndInvalidOptionsAtBuild() {
-		assertThatExceptionOfType(IllegalArgumentException.class)
-			.isThrownBy(() -> new StreamRequest(SLOT, List.of("pub"), 1, false, false, Lsn.INVALID,
-					Duration.ofSeconds(1), false, true))
-			.withMessageContaining("protocol version 2");
+	void streamingIsRefusedWithInvalidOptionsAtBuild() {
 		assertThatExceptionOfType(ReplicationConsumerException.class)
 			.isThrownBy(() -> builder(-1, 10).changeHandler(this.changes::add).build())
 			.withMessageContaining("Invalid consumer configuration: streaming")

@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.postlog.Change;
 import io.postlog.TableId;
 import io.postlog.admin.SlotStatistics;
+import io.postlog.decoder.DecoderRefusedException;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.Assumptions;
@@ -44,8 +45,8 @@ class StreamingVersionIntegrationTests {
 			.changeHandler(new CopyOnWriteArrayList<Change>()::add)
 			.build();
 		int major = database.serverVersion() / 10000;
-		assertThatExceptionOfType(ReplicationConsumerException.class).isThrownBy(consumer::start)
-			.withMessageContaining("needs PostgreSQL 14 or later")
+		assertThatExceptionOfType(DecoderRefusedException.class).isThrownBy(consumer::start)
+			.withMessageContaining("Decoder pgoutput: streaming in-progress transactions needs PostgreSQL 14 or later")
 			.withMessageContaining("the server is PostgreSQL " + major + ".");
 		assertThat(consumer.state()).isEqualTo(ConsumerState.FAILED);
 		consumer.stop();

@@ -72,7 +72,8 @@ class DecoderChecksTests {
 				entry("proto_version", "2"), entry("publication_names", "\"pub\""), entry("binary", "true"),
 				entry("messages", "true"), entry("streaming", "true"));
 		assertThat(this.pgoutput.startOptions(PG16, new DecoderRequest(false, false, true)))
-			.containsEntry("proto_version", "4");
+			.as("protocol 4 adds only parallel streaming")
+			.containsEntry("proto_version", "2");
 		assertThat(this.pgoutput.plugin()).isEqualTo("pgoutput");
 		assertThat(this.pgoutput.tableSelection()).isEqualTo(new TableSelection.Publications(List.of("pub")));
 		assertThatExceptionOfType(InvalidIdentifierException.class)

@@ -27,7 +27,7 @@ class PgLogicalStreamKeepaliveIntegrationTests {
 	void idleLongerThanTheSenderTimeoutKeepsTheStream(PostgresDatabase database) {
 		StreamFixture fixture = new StreamFixture(database, "idle").withSlot();
 		try (LogicalStream stream = fixture.open(STATUS_INTERVAL)) {
-			long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+			long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
 			while (System.nanoTime() < until) {
 				assertThat(stream.read(Duration.ofMillis(500))).isNull();
 			}
@@ -47,11 +47,15 @@ class PgLogicalStreamKeepaliveIntegrationTests {
 			// thread) to send, so the server ends a walsender whose owner is silent.
 			await().atMost(Duration.ofSeconds(20)).until(() -> !"true".equals(fixture.slotColumn("active")));
 			long start = System.nanoTime();
+			// The walsender's end reaches the client as the end of the socket's stream
+			// or,
+			// when the server sent its error first, as a failed read: a lost connection
+			// either way.
 			assertThatExceptionOfType(ConnectionLostException.class).isThrownBy(() -> {
 				while (true) {
 					stream.read(Duration.ofMillis(100));
 				}
-			}).withMessageContaining("closed the replication connection");
+			});
 			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
 		}
 	}

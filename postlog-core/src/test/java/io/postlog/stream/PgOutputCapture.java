@@ -1,32 +1,45 @@
 package io.postlog.stream;
 
 import java.nio.ByteBuffer;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import io.postlog.Lsn;
 import io.postlog.Row;
+import io.postlog.decoder.DecoderRequest;
+import io.postlog.decoder.PgOutputLogicalDecoder;
 import io.postlog.pgoutput.PgOutputDecoder;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.pgoutput.RowDecoder;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.types.ValueDecoders;
+import org.jspecify.annotations.Nullable;
+import org.postgresql.PGConnection;
+import org.postgresql.replication.PGReplicationStream;
+import org.postgresql.replication.fluent.logical.ChainedLogicalStreamBuilder;
 
 /**
  * Reads pgoutput (protocol version 1) from an existing slot and decodes it: the messages
  * of whole transactions, and the rows of their inserts through a {@link RowDecoder} fed
- * every Type and Relation message, as the consumer's assembler does.
+ * every Type and Relation message, as the consumer's assembler does. Over the consumer's
+ * own stream (session settings pinned), or over a plain pgjdbc stream that shows what the
+ * server prints with its own settings.
  */
 public final class PgOutputCapture implements AutoCloseable {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-	private final LogicalStream stream;
+	private final Payloads stream;
 
 	private final RowDecoder rows;
 
-	private PgOutputCapture(LogicalStream stream, RowDecoder rows) {
+	private PgOutputCapture(Payloads stream, RowDecoder rows) {
 		this.stream = stream;
 		this.rows = rows;
 	}
@@ -42,9 +55,85 @@ public final class PgOutputCapture implements AutoCloseable {
 	 */
 	public static PgOutputCapture open(ReplicationConnectionFactory connections, String slot, String publication,
 			boolean binary, ValueDecoders values) {
-		LogicalStream stream = new PgLogicalStreamFactory(connections).open(new StreamRequest(slot,
-				List.of(publication), 1, binary, false, Lsn.INVALID, Duration.ofSeconds(10), false));
-		return new PgOutputCapture(stream, new RowDecoder(values));
+		LogicalStream stream = new PgLogicalStreamFactory(connections)
+			.open(request(slot, publication, new DecoderRequest(binary, false, false), false));
+		return new PgOutputCapture(new Payloads() {
+
+			@Override
+			public @Nullable ByteBuffer read(Duration timeout) {
+				return stream.read(timeout);
+			}
+
+			@Override
+			public void close() {
+				stream.close();
+			}
+
+		}, new RowDecoder(values));
+	}
+
+	/**
+	 * Starts streaming text values from a slot over pgjdbc alone, on a connection that
+	 * keeps the session settings the server gives it.
+	 * @param database the database
+	 * @param slot the slot, which must exist
+	 * @param publication the publication
+	 * @param values the value decoders rows are decoded with
+	 * @return the capture, to close
+	 * @throws SQLException if the stream cannot start
+	 */
+	public static PgOutputCapture openUnpinned(PostgresDatabase database, String slot, String publication,
+			ValueDecoders values) throws SQLException {
+		Connection connection = connections(database).connect();
+		try {
+			ChainedLogicalStreamBuilder builder = connection.unwrap(PGConnection.class)
+				.getReplicationAPI()
+				.replicationStream()
+				.logical()
+				.withSlotName(slot)
+				.withStatusInterval(10, TimeUnit.SECONDS);
+			for (Map.Entry<String, String> option : request(slot, publication, DecoderRequest.text(), false).options()
+				.entrySet()) {
+				builder = builder.withSlotOption(option.getKey(), option.getValue());
+			}
+			PGReplicationStream stream = builder.start();
+			return new PgOutputCapture(new Payloads() {
+
+				@Override
+				public @Nullable ByteBuffer read(Duration timeout) throws SQLException {
+					ByteBuffer payload = stream.readPending();
+					if (payload == null) {
+						LockSupport.parkNanos(Math.min(timeout.toNanos(), TimeUnit.MILLISECONDS.toNanos(5)));
+					}
+					return payload;
+				}
+
+				@Override
+				public void close() throws SQLException {
+					connection.close();
+				}
+
+			}, new RowDecoder(values));
+		}
+		catch (SQLException | RuntimeException ex) {
+			connection.close();
+			throw ex;
+		}
+	}
+
+	/**
+	 * Returns a request to stream pgoutput, protocol version 1 unless streaming, from the
+	 * slot's confirmed position with a status interval of 10 s.
+	 * @param slot the slot
+	 * @param publication the publication
+	 * @param what what to ask for
+	 * @param temporary whether to create a temporary slot first
+	 * @return the request
+	 */
+	public static StreamRequest request(String slot, String publication, DecoderRequest what, boolean temporary) {
+		return new StreamRequest(slot, "pgoutput",
+				PgOutputLogicalDecoder.forPublications(List.of(publication)).startOptions(0, what), Lsn.INVALID,
+				Duration.ofSeconds(10), temporary);
 	}
 
 	/**
@@ -63,6 +152,7 @@ public final class PgOutputCapture implements AutoCloseable {
 	 * @return the factory
 	 */
 	public static ReplicationConnectionFactory pinnedConnections(PostgresDatabase database) {
+		// The stream factory pins them itself; this is for connections used without it.
 		ReplicationConnectionFactory plain = connections(database);
 		return () -> {
 			java.sql.Connection connection = plain.connect();
@@ -79,7 +169,7 @@ public final class PgOutputCapture implements AutoCloseable {
 		List<PgOutputMessage> messages = new ArrayList<>();
 		long deadline = System.nanoTime() + TIMEOUT.toNanos();
 		while (System.nanoTime() < deadline) {
-			ByteBuffer payload = this.stream.read(Duration.ofMillis(100));
+			ByteBuffer payload = read();
 			if (payload == null) {
 				continue;
 			}
@@ -121,9 +211,32 @@ public final class PgOutputCapture implements AutoCloseable {
 		return this.rows.newRow(insert.relationId(), insert.newTuple());
 	}
 
+	private @Nullable ByteBuffer read() {
+		try {
+			return this.stream.read(Duration.ofMillis(100));
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	@Override
 	public void close() {
-		this.stream.close();
+		try {
+			this.stream.close();
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** Where the payloads come from. */
+	private interface Payloads {
+
+		@Nullable ByteBuffer read(Duration timeout) throws SQLException;
+
+		void close() throws SQLException;
+
 	}
 
 }

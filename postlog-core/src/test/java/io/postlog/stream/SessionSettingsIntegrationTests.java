@@ -6,10 +6,16 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.time.Duration;
+import java.time.LocalDate;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.postlog.Row;
+import io.postlog.admin.PublicationMode;
+import io.postlog.admin.SlotLifecycle;
+import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.pgoutput.TupleValue;
 import io.postlog.test.PostgresDatabase;
@@ -22,12 +28,14 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Server-wide settings that change the text a walsender prints ({@code ALTER SYSTEM},
- * then {@code pg_reload_conf()}, on a server of this class's own): what arrives without
- * {@link SessionSettings}, that every form still decodes to the value the binary form
- * gives, and that the pinned settings win over the server's.
+ * then {@code pg_reload_conf()}, on a server of this class's own): what arrives on a
+ * plain pgjdbc stream without {@link SessionSettings}, that every form still decodes to
+ * the value the binary form gives, and that a {@link ReplicationConsumer} streaming text
+ * delivers the exact values whatever the server's settings.
  */
 @PostgresTest(settings = "max_wal_senders=20")
 class SessionSettingsIntegrationTests {
@@ -70,18 +78,14 @@ class SessionSettingsIntegrationTests {
 			.isEqualTo("-3");
 		assertThat(show(PgOutputCapture.pinnedConnections(this.database), "extra_float_digits")).isEqualTo("3");
 		String unpinned = slot();
-		String pinned = slot();
+		String consumed = slot();
 		this.database.execute("INSERT INTO floats (f8, f4) VALUES (pi(), '0.3')");
-		try (PgOutputCapture capture = PgOutputCapture.open(PgOutputCapture.connections(this.database), unpinned,
-				"settings_pub", false, VALUES)) {
+		try (PgOutputCapture capture = PgOutputCapture.openUnpinned(this.database, unpinned, "settings_pub", VALUES)) {
 			assertThat(texts(capture.readTransaction(), 1)).containsExactly("3.14159265359");
 		}
-		try (PgOutputCapture capture = PgOutputCapture.open(PgOutputCapture.pinnedConnections(this.database), pinned,
-				"settings_pub", false, VALUES)) {
-			Row row = capture.readInsertedRows().get(0);
-			assertThat(row.get("f8")).isEqualTo(Math.PI);
-			assertThat(row.get("f4")).isEqualTo(0.3f);
-		}
+		Row row = delivered(consumed, "floats", 1).get(0);
+		assertThat(row.get("f8")).isEqualTo(Math.PI);
+		assertThat(row.get("f4")).isEqualTo(0.3f);
 	}
 
 	@Test
@@ -94,8 +98,7 @@ class SessionSettingsIntegrationTests {
 			alterSystem("IntervalStyle", style[0]);
 			String slot = slot();
 			this.database.execute("INSERT INTO intervals (v) VALUES " + INTERVALS);
-			try (PgOutputCapture capture = PgOutputCapture.open(PgOutputCapture.connections(this.database), slot,
-					"settings_pub", false, VALUES)) {
+			try (PgOutputCapture capture = PgOutputCapture.openUnpinned(this.database, slot, "settings_pub", VALUES)) {
 				List<PgOutputMessage> transaction = capture.readTransaction();
 				assertThat(texts(transaction, 1)).as(style[0]).anyMatch((text) -> text.startsWith(style[1]));
 				assertThat(values(capture, transaction, "v")).as(style[0]).isEqualTo(expected);
@@ -103,6 +106,9 @@ class SessionSettingsIntegrationTests {
 		}
 		alterSystem("IntervalStyle", "iso_8601");
 		assertThat(show(PgOutputCapture.pinnedConnections(this.database), "IntervalStyle")).isEqualTo("postgres");
+		String consumed = slot();
+		this.database.execute("INSERT INTO intervals (v) VALUES " + INTERVALS);
+		assertThat(delivered(consumed, "intervals", 12)).extracting((row) -> row.get("v")).isEqualTo(expected);
 	}
 
 	@Test
@@ -111,18 +117,23 @@ class SessionSettingsIntegrationTests {
 				+ "'2024-02-29 13:45:56.123456+02'::timestamptz, '13:45:56.5'::time, '13:45:56+05:30'::timetz), "
 				+ "('0044-03-15 BC', '0044-03-15 11:00:00 BC', '1900-01-01 00:00:00+00:53:28', '24:00:00', "
 				+ "'00:00:00-12'))";
+		List<Object> expected = binaryValues("timestamptz_send(v)", PgType.TIMESTAMPTZ, rows + " AS r(a, b, v)");
 		for (String style : new String[] { "SQL, DMY", "German, DMY", "Postgres, MDY", "SQL, MDY" }) {
 			alterSystem("DateStyle", style);
 			String slot = slot();
 			this.database.execute("INSERT INTO times (d, ts, tstz, t, ttz) SELECT * FROM " + rows + " AS v");
-			try (PgOutputCapture capture = PgOutputCapture.open(PgOutputCapture.connections(this.database), slot,
-					"settings_pub", false, VALUES)) {
+			try (PgOutputCapture capture = PgOutputCapture.openUnpinned(this.database, slot, "settings_pub", VALUES)) {
 				List<PgOutputMessage> transaction = capture.readTransaction();
 				assertThat(texts(transaction, 1)).as(style).containsExactly("2024-02-29", "0044-03-15 BC");
-				assertThat(values(capture, transaction, "tstz")).as(style)
-					.isEqualTo(binaryValues("timestamptz_send(v)", PgType.TIMESTAMPTZ, rows + " AS r(a, b, v)"));
+				assertThat(values(capture, transaction, "tstz")).as(style).isEqualTo(expected);
 			}
 		}
+		String consumed = slot();
+		this.database.execute("INSERT INTO times (d, ts, tstz, t, ttz) SELECT * FROM " + rows + " AS v");
+		List<Row> delivered = delivered(consumed, "times", 2);
+		assertThat(delivered).extracting((row) -> row.get("tstz")).isEqualTo(expected);
+		assertThat(delivered).extracting((row) -> row.get("d"))
+			.containsExactly(LocalDate.of(2024, 2, 29), LocalDate.of(-43, 3, 15));
 	}
 
 	@Test
@@ -139,14 +150,15 @@ class SessionSettingsIntegrationTests {
 	void escapedByteaTheServerDefaultsToDecodesAndThePinnedConnectionSendsHex() throws Exception {
 		alterSystem("bytea_output", "escape");
 		String slot = slot();
+		String consumed = slot();
 		this.database.execute("INSERT INTO blobs (b) VALUES ('\\x00ff5c27410a'::bytea)");
-		try (PgOutputCapture capture = PgOutputCapture.open(PgOutputCapture.connections(this.database), slot,
-				"settings_pub", false, VALUES)) {
+		byte[] bytes = { 0, (byte) 0xff, '\\', '\'', 'A', '\n' };
+		try (PgOutputCapture capture = PgOutputCapture.openUnpinned(this.database, slot, "settings_pub", VALUES)) {
 			List<PgOutputMessage> transaction = capture.readTransaction();
 			assertThat(texts(transaction, 1)).containsExactly("\\000\\377\\\\'A\\012");
-			assertThat(values(capture, transaction, "b")).singleElement()
-				.isEqualTo(new byte[] { 0, (byte) 0xff, '\\', '\'', 'A', '\n' });
+			assertThat(values(capture, transaction, "b")).singleElement().isEqualTo(bytes);
 		}
+		assertThat(delivered(consumed, "blobs", 1).get(0).get("b")).isEqualTo(bytes);
 		assertThat(show(PgOutputCapture.pinnedConnections(this.database), "bytea_output")).isEqualTo("hex");
 		assertThat(show(PgOutputCapture.pinnedConnections(this.database), "lc_monetary")).isEqualTo("C");
 	}
@@ -155,6 +167,35 @@ class SessionSettingsIntegrationTests {
 		String slot = "settings_" + slots.incrementAndGet();
 		this.database.execute("SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
 		return slot;
+	}
+
+	/**
+	 * What a consumer streaming text values from the slot delivers of a table's first
+	 * inserts.
+	 */
+	private List<Row> delivered(String slot, String table, int count) {
+		List<Row> rows = new CopyOnWriteArrayList<>();
+		ReplicationConsumer consumer = ReplicationConsumer.builder()
+			.jdbcUrl(this.database.jdbcUrl(), this.database.username(), null)
+			.slotName(slot)
+			.slotLifecycle(SlotLifecycle.EXISTING)
+			.publicationName("settings_pub")
+			.publicationMode(PublicationMode.EXISTING)
+			.binary(false)
+			.changeHandler((change) -> {
+				if (change.table().name().equals(table)) {
+					rows.add(change.after());
+				}
+			})
+			.build();
+		try {
+			consumer.start();
+			await().atMost(Duration.ofSeconds(30)).until(() -> rows.size() >= count);
+		}
+		finally {
+			consumer.stop();
+		}
+		return List.copyOf(rows);
 	}
 
 	private void alterSystem(String name, String value) {

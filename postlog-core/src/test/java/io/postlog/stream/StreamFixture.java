@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.postlog.Lsn;
+import io.postlog.decoder.DecoderRequest;
 import io.postlog.test.PostgresDatabase;
 import org.jspecify.annotations.Nullable;
 
@@ -49,7 +50,8 @@ final class StreamFixture {
 	}
 
 	StreamRequest request(Duration statusInterval, boolean temporary) {
-		return new StreamRequest(this.slot, List.of(this.publication), 1, false, false, Lsn.INVALID, statusInterval,
+		StreamRequest request = PgOutputCapture.request(this.slot, this.publication, DecoderRequest.text(), temporary);
+		return new StreamRequest(request.slotName(), request.plugin(), request.options(), Lsn.INVALID, statusInterval,
 				temporary);
 	}
 

@@ -7,6 +7,8 @@ import io.postlog.Change;
 import io.postlog.Lsn;
 import io.postlog.TableId;
 import io.postlog.Transaction;
+import io.postlog.admin.LostSlotAction;
+import io.postlog.admin.SlotLostException;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.SnapshotProgress;
@@ -61,6 +63,13 @@ final class ConsumerListeners implements ConsumerListener {
 	public void slotAdvanced(Lsn acknowledged, Lsn confirmedFlush) {
 		for (ConsumerListener listener : this.listeners) {
 			safely(() -> listener.slotAdvanced(acknowledged, confirmedFlush));
+		}
+	}
+
+	@Override
+	public void slotLost(SlotLostException loss, LostSlotAction action) {
+		for (ConsumerListener listener : this.listeners) {
+			safely(() -> listener.slotLost(loss, action));
 		}
 	}
 

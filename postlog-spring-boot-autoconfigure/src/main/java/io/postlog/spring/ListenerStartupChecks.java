@@ -13,14 +13,21 @@ import io.postlog.Operation;
 import io.postlog.PostlogException;
 import io.postlog.TableId;
 import io.postlog.admin.PublicationMode;
+import io.postlog.decoder.DecoderCatalog;
+import io.postlog.decoder.DecoderRefusedException;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.TableSelection;
 
 /**
  * Checks a group's tables against the catalog before its slot or publication is touched:
  * every table exists; one the publication will not publish (an existing publication that
  * postlog is not to change) is refused; one postlog is to add to the publication is owned
  * by the application's role; one published for updates and deletes has a usable replica
- * identity; and record listeners bind strictly from its columns. Each fault is a typed
- * exception naming the listener and the table, for a failure analysis.
+ * identity; and record listeners bind strictly from its columns. With a decoder that does
+ * not read publications, a table it does not stream (not in wal2json's list, not in
+ * pglogical's replication sets) is refused instead, and the decoder itself checks replica
+ * identities at start. Each fault is a typed exception naming the listener and the table,
+ * for a failure analysis.
  */
 final class ListenerStartupChecks {
 
@@ -32,7 +39,7 @@ final class ListenerStartupChecks {
 
 	void check(PostlogConsumerGroup group, PostlogListenerRegistry.GroupPlan plan) {
 		try (Connection connection = this.dataSource.getConnection()) {
-			check(new TableCatalog(connection), group, plan);
+			check(new TableCatalog(connection), group, plan, connection);
 		}
 		catch (SQLException ex) {
 			throw new PostlogException("Could not check the tables of postlog group '" + group.displayName()
@@ -40,8 +47,26 @@ final class ListenerStartupChecks {
 		}
 	}
 
-	private void check(TableCatalog catalog, PostlogConsumerGroup group, PostlogListenerRegistry.GroupPlan plan)
-			throws SQLException {
+	private void check(TableCatalog catalog, PostlogConsumerGroup group, PostlogListenerRegistry.GroupPlan plan,
+			Connection connection) throws SQLException {
+		LogicalDecoder decoder = plan.decoder();
+		if (!(decoder.tableSelection() instanceof TableSelection.Publications)) {
+			List<TableId> streamed = streamedTables(decoder, connection);
+			for (TableId id : tables(group, plan)) {
+				TableCatalog.Table table = catalog.table(id);
+				if (table == null) {
+					throw new ListenerTableNotFoundException(readers(group, id), id);
+				}
+				if (!streamed.contains(id)) {
+					throw new DecoderRefusedException(decoder.name(),
+							ListenerTableNotFoundException.capitalized(readers(group, id)) + " reads table " + id
+									+ ", which " + describe(decoder)
+									+ " does not hold, so no change of it would arrive");
+				}
+				checkBinding(group, table);
+			}
+			return;
+		}
 		String publicationName = plan.monitor().publicationName();
 		TableCatalog.Publication publication = catalog.publication(publicationName);
 		PublicationMode mode = plan.publicationMode();
@@ -68,6 +93,23 @@ final class ListenerStartupChecks {
 			}
 			checkBinding(group, table);
 		}
+	}
+
+	private static List<TableId> streamedTables(LogicalDecoder decoder, Connection connection) {
+		TableSelection selection = decoder.tableSelection();
+		if (selection instanceof TableSelection.ReplicationSets sets) {
+			return DecoderCatalog.borrowing(connection).replicationSetTables(sets.names());
+		}
+		return ((TableSelection.Tables) selection).tables();
+	}
+
+	private static String describe(LogicalDecoder decoder) {
+		TableSelection selection = decoder.tableSelection();
+		if (selection instanceof TableSelection.ReplicationSets sets) {
+			return "pglogical replication sets " + sets.names() + " (add it with "
+					+ "pglogical.replication_set_add_table)";
+		}
+		return "the table list postlog.tables";
 	}
 
 	private static void checkBinding(PostlogConsumerGroup group, TableCatalog.Table table) {

@@ -9,6 +9,8 @@ import java.util.function.Consumer;
 
 import io.postlog.Lsn;
 import io.postlog.TableId;
+import io.postlog.admin.LostSlotAction;
+import io.postlog.admin.SlotLostException;
 import io.postlog.consumer.Backfill;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
@@ -215,7 +217,8 @@ public final class PostlogConsumerGroup {
 	}
 
 	/**
-	 * Observes the group's consumer: keeps its positions, failures and listener errors.
+	 * Observes the group's consumer: keeps its positions, failures and listener errors,
+	 * and publishes a {@link PostlogSlotLostEvent} when its slot is found lost.
 	 * @return the observer
 	 */
 	ConsumerListener recorder() {
@@ -244,6 +247,11 @@ public final class PostlogConsumerGroup {
 			public void snapshotStarted(Lsn consistentPoint, List<TableId> tables) {
 				publish(new PostlogSnapshotStartedEvent(PostlogConsumerGroup.this, PostlogConsumerGroup.this.name,
 						slotName(), consistentPoint, tables));
+			}
+
+			@Override
+			public void slotLost(SlotLostException loss, LostSlotAction action) {
+				publish(new PostlogSlotLostEvent(PostlogConsumerGroup.this, loss, action));
 			}
 
 		};

@@ -14,6 +14,7 @@ import javax.sql.DataSource;
 import io.postlog.PostlogException;
 import io.postlog.TableId;
 import io.postlog.admin.PublicationMode;
+import io.postlog.decoder.LogicalDecoder;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.ReplicationConsumer;
@@ -385,9 +386,12 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	 * the listeners' filters name (or all, without filters)
 	 * @param catalog where tables are looked up for the start-up checks, or {@code null}
 	 * to skip them
+	 * @param decoder the group's decoder, which chooses the tables it streams: the
+	 * publication's (pgoutput), a list (wal2json) or replication sets (pglogical)
 	 */
 	public record GroupPlan(ReplicationConsumer.Builder builder, PostlogSlotMonitor monitor,
-			PublicationMode publicationMode, List<TableId> publishedTables, @Nullable DataSource catalog) {
+			PublicationMode publicationMode, List<TableId> publishedTables, @Nullable DataSource catalog,
+			LogicalDecoder decoder) {
 	}
 
 	/**

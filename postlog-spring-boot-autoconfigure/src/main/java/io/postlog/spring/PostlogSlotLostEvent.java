@@ -8,13 +8,16 @@ import io.postlog.admin.SlotLostException;
 import org.springframework.context.ApplicationEvent;
 
 /**
- * Published when postlog finds its replication slot lost (invalidated by the server, or
- * missing where it existed), before it acts on {@code postlog.slot.on-lost}: with
- * {@link LostSlotAction#FAIL} start-up fails (or the consumer stops) right after; with
+ * Published when postlog finds its replication slot lost (invalidated by the server at
+ * start-up or on a reconnect, or missing on a reconnect although it existed), before it
+ * acts on {@code postlog.slot.on-lost}: with {@link LostSlotAction#FAIL} start-up fails
+ * (or the running consumer is {@code FAILED}) right after; with
  * {@link LostSlotAction#RECREATE} a new slot is made and the changes between the lost
  * slot's last confirmed position and the new slot's start are never delivered, so a
- * listener of this event is the place to rebuild what depends on them. Published on the
- * thread that found the loss. Immutable.
+ * listener of this event is the place to rebuild what depends on them. Published with the
+ * {@link PostlogConsumerGroup} whose slot it is as its source, on the thread that found
+ * the loss: the one starting the application, or the group consumer's delivery thread on
+ * a reconnect. Immutable.
  */
 public class PostlogSlotLostEvent extends ApplicationEvent {
 

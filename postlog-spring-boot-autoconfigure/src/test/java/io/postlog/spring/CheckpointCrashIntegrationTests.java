@@ -21,6 +21,8 @@ import io.postlog.consumer.CheckpointTable;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -32,7 +34,9 @@ import static org.awaitility.Awaitility.await;
  * started again each time. With {@code postlog.checkpoint.store=jdbc} every source row
  * ends up in the sink exactly once; with {@code slot} nothing is lost and the duplicates
  * are counted. {@code -Dpostlog.marquee.kills} and {@code -Dpostlog.marquee.transactions}
- * size it (8 and 2,000 by default; the {@code marquee} profile runs 50 and 20,000).
+ * size it (8 and 2,000 by default; the {@code marquee} profile runs 50 and 20,000). The
+ * two stores' marquees run side by side, each with its own tables, slot and writer, so
+ * the duplicate count of {@code slot} is measured under the same load as {@code jdbc}'s.
  */
 @PostgresTest
 class CheckpointCrashIntegrationTests {
@@ -55,6 +59,7 @@ class CheckpointCrashIntegrationTests {
 	private final Path directory = Paths.get("target", "checkpoint-crash-test");
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void jdbcCheckpointStoreSinksEveryRowExactlyOnceAcrossKills(PostgresDatabase database) throws Exception {
 		Result result = marquee(database, "jdbc");
 		assertThat(result.lost).as("source rows missing from the sink").isZero();
@@ -64,6 +69,7 @@ class CheckpointCrashIntegrationTests {
 	}
 
 	@Test
+	@Execution(ExecutionMode.CONCURRENT)
 	void slotCheckpointStoreLosesNothingAndCountsItsDuplicates(PostgresDatabase database) throws Exception {
 		Result result = marquee(database, "slot");
 		assertThat(result.lost).as("source rows missing from the sink").isZero();

@@ -1,7 +1,9 @@
 package io.postlog.spring;
 
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -9,6 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.postlog.Change;
 import io.postlog.test.EmbeddedPostgresServer;
 import io.postlog.test.PostgresDatabase;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,6 +22,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Writes only in another database of the server, 1 GB as fast as the machine goes
@@ -28,7 +33,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * running-transactions records (every 15 s from the background writer, and at
  * checkpoints), so while the writes go on the slot retains up to that much WAL whether or
  * not heartbeats are written. What postlog guarantees, and this test checks, is that the
- * retained WAL drains below 16 MB once the writes stop. The figures are logged.
+ * retained WAL drains below 16 MB once the writes stop. The figures are logged, and on
+ * PostgreSQL 16+ also with {@code pg_log_standby_snapshot()} called every second and
+ * every ten seconds during the writes (what the heartbeat could do, and does not: see the
+ * operations guide), which logs a running-transactions record whenever it is called.
  */
 class OtherDatabaseWalIntegrationTests {
 
@@ -47,16 +55,44 @@ class OtherDatabaseWalIntegrationTests {
 			PostgresDatabase other = server.createDatabase();
 			app.execute("CREATE TABLE orders (id int PRIMARY KEY)");
 			other.execute("CREATE TABLE filler (v text)");
-			Retention off = measure(app, other, "idle_off");
-			Retention on = measure(app, other, "idle_on", "postlog.heartbeat.interval=1s");
+			Retention off = measure(app, other, "idle_off", null);
+			Retention on = measure(app, other, "idle_on", null, "postlog.heartbeat.interval=1s");
 			logger.info("{} MB written in another database: heartbeat off: {}; heartbeat on: {}", VOLUME / MB, off, on);
 			assertThat(on.afterMb()).isLessThan(16);
 			assertThat(off.afterMb()).isLessThan(16);
+			if (server.serverVersion() >= 160000) {
+				Retention everySecond = measure(app, other, "idle_snap1", Duration.ofSeconds(1),
+						"postlog.heartbeat.interval=1s");
+				Retention everyTenSeconds = measure(app, other, "idle_snap10", Duration.ofSeconds(10),
+						"postlog.heartbeat.interval=10s");
+				logger.info("{} MB written in another database: heartbeat on and pg_log_standby_snapshot() every "
+						+ "second: {}; every ten seconds: {}", VOLUME / MB, everySecond, everyTenSeconds);
+				assertThat(everySecond.afterMb()).isLessThan(16);
+				assertThat(everyTenSeconds.afterMb()).isLessThan(16);
+			}
 		}
 	}
 
-	private Retention measure(PostgresDatabase app, PostgresDatabase other, String slot, String... properties)
-			throws Exception {
+	@Test
+	void pgLogStandbySnapshotIsForSuperusersByDefault() throws Exception {
+		PostgresDatabase database = EmbeddedPostgresServer.shared().createDatabase();
+		try {
+			assumeTrue(database.serverVersion() >= 160000, "pg_log_standby_snapshot() needs PostgreSQL 16");
+			database.execute("DROP ROLE IF EXISTS plain_writer", "CREATE ROLE plain_writer LOGIN");
+			try (Connection connection = DriverManager.getConnection(database.jdbcUrl(), "plain_writer", null);
+					Statement statement = connection.createStatement()) {
+				assertThatExceptionOfType(SQLException.class)
+					.isThrownBy(() -> statement.execute("SELECT pg_log_standby_snapshot()"))
+					.satisfies((ex) -> assertThat(ex.getSQLState()).isEqualTo("42501"));
+			}
+		}
+		finally {
+			database.drop();
+		}
+	}
+
+	private Retention measure(PostgresDatabase app, PostgresDatabase other, String slot,
+			@Nullable Duration snapshotEvery, String... properties) throws Exception {
 		String[] all = new String[properties.length + 3];
 		all[0] = "postlog.slot.name=" + slot;
 		all[1] = "postlog.tables=orders";
@@ -68,6 +104,7 @@ class OtherDatabaseWalIntegrationTests {
 			AtomicLong maxLag = new AtomicLong();
 			long start = position(otherConnection);
 			long began = System.nanoTime();
+			Thread snapshots = (snapshotEvery != null) ? snapshots(app, snapshotEvery) : null;
 			try (Statement writes = otherConnection.createStatement()) {
 				while (position(otherConnection) - start < VOLUME) {
 					writes.execute("INSERT INTO filler SELECT repeat('x', 1000) FROM generate_series(1, 10000)");
@@ -75,6 +112,12 @@ class OtherDatabaseWalIntegrationTests {
 					maxLag.accumulateAndGet(lag(appConnection, slot), Math::max);
 				}
 				writes.execute("TRUNCATE filler");
+			}
+			finally {
+				if (snapshots != null) {
+					snapshots.interrupt();
+					snapshots.join(10_000);
+				}
 			}
 			long millis = Math.max(1, Duration.ofNanos(System.nanoTime() - began).toMillis());
 			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -85,6 +128,26 @@ class OtherDatabaseWalIntegrationTests {
 			}
 			return new Retention(max.get() / MB, maxLag.get() / MB, after / MB, VOLUME / MB * 1000 / millis);
 		}
+	}
+
+	private static Thread snapshots(PostgresDatabase database, Duration every) {
+		Thread thread = new Thread(() -> {
+			try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+				while (!Thread.currentThread().isInterrupted()) {
+					statement.execute("SELECT pg_log_standby_snapshot()");
+					Thread.sleep(every.toMillis());
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			catch (SQLException ex) {
+				logger.warn("pg_log_standby_snapshot() failed: SQLState {}", ex.getSQLState());
+			}
+		}, "standby-snapshots");
+		thread.setDaemon(true);
+		thread.start();
+		return thread;
 	}
 
 	private static long position(Connection connection) throws Exception {

@@ -42,8 +42,11 @@ class PostlogNoticesIntegrationTests {
 				database, properties);
 		ConfigurableApplicationContext second;
 		try {
-			assertThat(output).contains("postlog group 'default' is streaming from slot notice_slot, publication "
-					+ "notice_pub, at position ");
+			// Logged by the consumer's thread once it streams, which may be after
+			// start-up.
+			await().atMost(TIMEOUT)
+				.untilAsserted(() -> assertThat(output).contains(
+						"postlog group 'default' is streaming from slot notice_slot, publication notice_pub, at position "));
 			database.execute("INSERT INTO notes VALUES (1)");
 			CaughtUp.await(first, TIMEOUT);
 			assertThat(Notes.received).extracting((change) -> change.after().get("id")).containsExactly(1);

@@ -85,7 +85,7 @@ public final class PostlogAutoConfiguration {
 	PostlogListenerRegistry postlogListenerRegistry(PostlogProperties properties, DataSource dataSource,
 			PostlogConnectionDetails connectionDetails, ObjectProvider<ConsumerListener> listeners,
 			ObjectProvider<PostlogListenerRegistry.GroupObserver> groupObservers,
-			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ApplicationEventPublisher publisher,
+			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ObjectProvider<HeartbeatTracker> heartbeats,
 			ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
@@ -95,8 +95,8 @@ public final class PostlogAutoConfiguration {
 		SnapshotConnections snapshotConnections = SnapshotConnections.of(connectionDetails.getJdbcUrl(),
 				connectionDetails.getUsername(), connectionDetails.getPassword());
 		return new PostlogListenerRegistry(
-				new PostlogConsumerSetup(properties, dataSource, connectionFactory, snapshotConnections, publisher,
-						transactionManagers),
+				new PostlogConsumerSetup(properties, dataSource, connectionFactory, snapshotConnections,
+						heartbeats.getIfAvailable(), transactionManagers),
 				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
 				defaultErrorHandler(properties, deadLetter));
 	}
@@ -134,10 +134,16 @@ public final class PostlogAutoConfiguration {
 					"An initial snapshot cannot be delivered inside the sink transactions of "
 							+ "postlog.checkpoint.store=jdbc yet; use postlog.checkpoint.store=slot with it");
 		}
+		if (properties.getDecoder() != PostlogProperties.Decoder.PGOUTPUT) {
+			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode", snapshot.getMode(),
+					"An initial snapshot is taken for the pgoutput plugin only, not " + properties.getDecoder()
+							+ "; use postlog.decoder=pgoutput with it");
+		}
 		if (properties.getSlot().isFailover()) {
 			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode", snapshot.getMode(),
 					"An initial snapshot creates the slot with its snapshot, which cannot fail over yet; turn "
-							+ "postlog.slot.failover off, or take the snapshot first and turn it on after");
+							+ "postlog.slot.failover off, and once the slot exists enable failover on it with "
+							+ "ALTER_REPLICATION_SLOT <slot> (FAILOVER true) on a replication connection");
 		}
 	}
 
@@ -177,10 +183,6 @@ public final class PostlogAutoConfiguration {
 	}
 
 	private static void requireSupported(PostlogProperties properties) {
-		if (properties.getDecoder() != PostlogProperties.Decoder.PGOUTPUT) {
-			throw new InvalidConfigurationPropertyValueException("postlog.decoder", properties.getDecoder(),
-					"This decoder is not supported yet; use pgoutput");
-		}
 		requireSupportedSnapshot(properties);
 		PostlogProperties.Checkpoint checkpoint = properties.getCheckpoint();
 		if (checkpoint.getBatchTransactions() < 1) {

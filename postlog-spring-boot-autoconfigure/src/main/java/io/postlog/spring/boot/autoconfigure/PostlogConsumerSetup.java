@@ -10,17 +10,23 @@ import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
+import io.postlog.decoder.LogicalDecoder;
+import io.postlog.decoder.PgLogicalDecoder;
+import io.postlog.decoder.PgOutputLogicalDecoder;
+import io.postlog.decoder.Wal2JsonDecoder;
+import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.stream.ReplicationConnectionFactory;
+import org.jspecify.annotations.Nullable;
 
 import io.postlog.consumer.CheckpointStoreException;
 import io.postlog.consumer.CheckpointTable;
 
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
@@ -29,8 +35,12 @@ import org.springframework.transaction.PlatformTransactionManager;
  * ({@code postlog.slot.name} for the default group, {@code postlog.groups.<name>.*} or
  * {@code postlog_<name>} for the others), its tables ({@code postlog.tables} for the
  * default group, else the listeners' tables), and a consumer builder that sets them up on
- * the application's {@link DataSource}. The replication connection is always a fresh one
- * per (re)connect, never from the pool.
+ * the application's {@link DataSource}. The consumer's own set-up runs the start-up
+ * checks, acts on a lost slot ({@code postlog.slot.on-lost}) and creates the slot with
+ * failover ({@code postlog.slot.failover}); with heartbeats on, the default group's
+ * consumer reports them to the {@link HeartbeatTracker} (and publishes the heartbeat
+ * table before PostgreSQL 14). The replication connection is always a fresh one per
+ * (re)connect, never from the pool.
  */
 final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetup {
 
@@ -42,18 +52,18 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final SnapshotConnections snapshotConnections;
 
-	private final SlotPreparation preparation;
+	private final @Nullable HeartbeatTracker heartbeats;
 
 	private final ObjectProvider<PlatformTransactionManager> transactionManagers;
 
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
 			ReplicationConnectionFactory connectionFactory, SnapshotConnections snapshotConnections,
-			ApplicationEventPublisher publisher, ObjectProvider<PlatformTransactionManager> transactionManagers) {
+			@Nullable HeartbeatTracker heartbeats, ObjectProvider<PlatformTransactionManager> transactionManagers) {
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
 		this.snapshotConnections = snapshotConnections;
-		this.preparation = new SlotPreparation(properties, dataSource, publisher);
+		this.heartbeats = heartbeats;
 		this.transactionManagers = transactionManagers;
 	}
 
@@ -70,11 +80,11 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			PgIdentifiers.requireName("schema", table.schema());
 			PgIdentifiers.requireName("table", table.name());
 		}
-		tables = this.preparation.prepare(slotName, publicationName, PostlogConsumerGroup.DEFAULT.equals(group),
-				tables);
+		LogicalDecoder decoder = decoder(publicationName, tables);
 		PostlogProperties.Retry retry = this.properties.getRetry();
-		// The consumer's start() checks wal_level and creates the slot and publication on
-		// the calling thread, so a set-up fault fails the application's start-up.
+		// The consumer's start() runs the start-up checks and creates the slot and
+		// publication on the calling thread, so a set-up fault fails the application's
+		// start-up.
 		ReplicationConsumer.Builder builder = ReplicationConsumer.builder()
 			.connectionFactory(this.connectionFactory)
 			.adminDataSource(this.dataSource)
@@ -83,19 +93,66 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.publicationName(publicationName)
 			.publicationMode(this.properties.getPublication().getMode())
 			.tables(tables)
-			.binary(this.properties.isBinary())
+			.decoder(decoder)
 			.retryPolicy(new RetryPolicy(retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
 					retry.getMaxAttempts()))
 			.statusInterval(this.properties.getStatusInterval())
 			.connectTimeout(this.properties.getConnectTimeout())
 			.maxUnacknowledged(this.properties.getDelivery().getMaxUnacknowledged())
 			.readAhead(1024, this.properties.getDelivery().getReadAhead().toBytes())
-			.maxTransactionChanges(this.properties.getMaxTransactionChanges());
+			.maxTransactionChanges(this.properties.getMaxTransactionChanges())
+			.failover(this.properties.getSlot().isFailover())
+			.lostSlotAction(this.properties.getSlot().getOnLost());
+		if (this.properties.getBinary() != null) {
+			builder.binary(this.properties.getBinary());
+		}
+		if (this.heartbeats != null) {
+			// The default group tracks the heartbeats; every group keeps them from its
+			// listeners.
+			builder.heartbeatTable(TableId.parse(this.properties.getHeartbeat().getTable()));
+			if (PostlogConsumerGroup.DEFAULT.equals(group)) {
+				builder.heartbeatMonitor(this.heartbeats);
+			}
+		}
 		checkpoint(builder, this.properties.getCheckpoint(), slotName);
 		snapshot(builder);
 		return new PostlogListenerRegistry.GroupPlan(streaming(builder),
 				new PostlogSlotMonitor(this.dataSource, slotName, publicationName),
-				this.properties.getPublication().getMode(), tables, this.dataSource);
+				this.properties.getPublication().getMode(), tables, this.dataSource, decoder);
+	}
+
+	/**
+	 * The group's decoder ({@code postlog.decoder}): pgoutput on its publication,
+	 * wal2json on its tables, pglogical on {@code postlog.pglogical.replication-sets}.
+	 */
+	private LogicalDecoder decoder(String publicationName, List<TableId> tables) {
+		return switch (this.properties.getDecoder()) {
+			case PGOUTPUT -> PgOutputLogicalDecoder.forPublications(List.of(publicationName));
+			case WAL2JSON -> wal2json(tables);
+			case PGLOGICAL -> pglogical();
+		};
+	}
+
+	private LogicalDecoder wal2json(List<TableId> tables) {
+		if (tables.isEmpty()) {
+			throw new InvalidConfigurationPropertyValueException("postlog.tables", "",
+					"wal2json streams the tables it is given: set postlog.tables, or name tables on every "
+							+ "@PgChangeListener of the group");
+		}
+		PostlogProperties.Wal2json wal2json = this.properties.getWal2json();
+		return Wal2JsonDecoder.forTables(tables)
+			.allowingInsertOnlyTables(wal2json.isAllowInsertOnlyTables())
+			.withNumericsAsStrings(wal2json.isNumbersAsStrings())
+			.allowingNonFiniteNumbersAsNull(wal2json.isAllowNonFiniteAsNull());
+	}
+
+	private LogicalDecoder pglogical() {
+		List<String> sets = this.properties.getPglogical().getReplicationSets();
+		if (sets.isEmpty()) {
+			throw new InvalidConfigurationPropertyValueException("postlog.pglogical.replication-sets", "",
+					"pglogical streams the tables of replication sets: name at least one");
+		}
+		return PgLogicalDecoder.forReplicationSets(sets);
 	}
 
 	/**

@@ -34,15 +34,18 @@ public class PostlogProperties {
 	private List<String> tables = new ArrayList<>();
 
 	/**
-	 * Logical decoding output plugin. Only pgoutput is supported so far.
+	 * Logical decoding output plugin: pgoutput (PostgreSQL 10+), wal2json (format version
+	 * 2) or pglogical (pglogical_output); listeners receive the same changes whatever the
+	 * plugin.
 	 */
 	private Decoder decoder = Decoder.PGOUTPUT;
 
 	/**
-	 * Whether to ask the server for binary values (PostgreSQL 14+; older servers use
-	 * text).
+	 * Whether to ask the server for binary values. Defaults to binary where the decoder
+	 * carries it (pgoutput on PostgreSQL 14+), text for wal2json and pglogical, which
+	 * refuse binary asked for.
 	 */
-	private boolean binary = true;
+	private @Nullable Boolean binary;
 
 	/**
 	 * Interval between standby status updates sent to the server.
@@ -82,6 +85,10 @@ public class PostlogProperties {
 	private final Streaming streaming = new Streaming();
 
 	private final Listener listener = new Listener();
+
+	private final Wal2json wal2json = new Wal2json();
+
+	private final Pglogical pglogical = new Pglogical();
 
 	/**
 	 * Consumer groups by name, each with a slot and publication of its own.
@@ -150,12 +157,20 @@ public class PostlogProperties {
 		this.decoder = decoder;
 	}
 
-	public boolean isBinary() {
+	public @Nullable Boolean getBinary() {
 		return this.binary;
 	}
 
-	public void setBinary(boolean binary) {
+	public void setBinary(@Nullable Boolean binary) {
 		this.binary = binary;
+	}
+
+	public Wal2json getWal2json() {
+		return this.wal2json;
+	}
+
+	public Pglogical getPglogical() {
+		return this.pglogical;
 	}
 
 	public Duration getStatusInterval() {
@@ -230,11 +245,90 @@ public class PostlogProperties {
 		/** PostgreSQL's built-in pgoutput plugin (PostgreSQL 10+). */
 		PGOUTPUT,
 
-		/** The wal2json plugin, format version 2 (not supported yet). */
+		/**
+		 * The wal2json plugin, format version 2, streaming the tables of postlog.tables
+		 * or the listeners (PostgreSQL 9.6+).
+		 */
 		WAL2JSON,
 
-		/** The pglogical_output plugin (not supported yet). */
+		/**
+		 * pglogical's pglogical_output plugin, streaming
+		 * postlog.pglogical.replication-sets (PostgreSQL 9.6+).
+		 */
 		PGLOGICAL
+
+	}
+
+	/**
+	 * Settings of the wal2json decoder.
+	 */
+	public static class Wal2json {
+
+		/**
+		 * Whether to stream tables without a primary key or replica identity index (and
+		 * not REPLICA IDENTITY FULL), whose updates and deletes wal2json drops, as
+		 * insert-only tables; they are refused otherwise.
+		 */
+		private boolean allowInsertOnlyTables;
+
+		/**
+		 * Whether to ask wal2json for numbers as strings (numeric-data-types-as-string,
+		 * wal2json 2.6+), which keeps NaN and Infinity; an older wal2json is refused at
+		 * start.
+		 */
+		private boolean numbersAsStrings;
+
+		/**
+		 * Whether to stream float4, float8 and numeric columns without numbers as
+		 * strings, accepting that their NaN and Infinity arrive as null; they are refused
+		 * otherwise.
+		 */
+		private boolean allowNonFiniteAsNull;
+
+		public boolean isAllowInsertOnlyTables() {
+			return this.allowInsertOnlyTables;
+		}
+
+		public void setAllowInsertOnlyTables(boolean allowInsertOnlyTables) {
+			this.allowInsertOnlyTables = allowInsertOnlyTables;
+		}
+
+		public boolean isNumbersAsStrings() {
+			return this.numbersAsStrings;
+		}
+
+		public void setNumbersAsStrings(boolean numbersAsStrings) {
+			this.numbersAsStrings = numbersAsStrings;
+		}
+
+		public boolean isAllowNonFiniteAsNull() {
+			return this.allowNonFiniteAsNull;
+		}
+
+		public void setAllowNonFiniteAsNull(boolean allowNonFiniteAsNull) {
+			this.allowNonFiniteAsNull = allowNonFiniteAsNull;
+		}
+
+	}
+
+	/**
+	 * Settings of the pglogical decoder.
+	 */
+	public static class Pglogical {
+
+		/**
+		 * Comma-separated list of the local pglogical node's replication sets whose
+		 * tables are streamed.
+		 */
+		private List<String> replicationSets = new ArrayList<>(List.of("default"));
+
+		public List<String> getReplicationSets() {
+			return this.replicationSets;
+		}
+
+		public void setReplicationSets(List<String> replicationSets) {
+			this.replicationSets = replicationSets;
+		}
 
 	}
 

@@ -181,6 +181,23 @@ class FailureAnalyzersIntegrationTests {
 		}
 	}
 
+	@Test
+	void startUpWarningsAreLoggedOnceWithTheirFix(PostgresDatabase database, CapturedOutput output) {
+		database.execute("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY)");
+		SpringApplication application = new SpringApplication(BrokenApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		application
+			.run("--spring.datasource.url=" + database.jdbcUrl(), "--spring.datasource.username=postgres",
+					"--spring.main.banner-mode=off", "--postlog.slot.name=warned")
+			.close();
+		String warning = (database.serverVersion() >= 130000)
+				? "max_slot_wal_keep_size is -1: a replication slot nobody reads retains WAL without limit"
+				: "cannot bound the WAL a replication slot retains";
+		assertThat(output.getOut().split(java.util.regex.Pattern.quote(warning), -1)).hasSize(2);
+		assertThat(output).contains("WARN", (database.serverVersion() >= 130000)
+				? "Set max_slot_wal_keep_size to the WAL you can afford on disk" : "Alert on postlog.slot.retained");
+	}
+
 	private static void failToStart(PostgresDatabase database, String... extra) {
 		failToStart(BrokenApplication.class, database, extra);
 	}

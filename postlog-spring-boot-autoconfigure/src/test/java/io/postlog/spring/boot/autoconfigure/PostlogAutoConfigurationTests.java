@@ -213,7 +213,10 @@ class PostlogAutoConfigurationTests {
 				"postlog.slot.on-lost=recreate", "postlog.heartbeat.timeout=2m", "postlog.heartbeat.table=ops.beats",
 				"postlog.health.max-retained=10GB", "postlog.health.max-retained-ratio=0.8",
 				"postlog.streaming.enabled=true", "postlog.streaming.memory=64MB",
-				"postlog.streaming.spill-directory=/var/lib/app/spill", "postlog.streaming.max-spill=2GB")
+				"postlog.streaming.spill-directory=/var/lib/app/spill", "postlog.streaming.max-spill=2GB",
+				"postlog.decoder=wal2json", "postlog.wal2json.allow-insert-only-tables=true",
+				"postlog.wal2json.numbers-as-strings=true", "postlog.wal2json.allow-non-finite-as-null=true",
+				"postlog.pglogical.replication-sets=orders,audit")
 			.run((context) -> {
 				assertThat(context).hasNotFailed().hasSingleBean(PostlogHeartbeat.class);
 				assertThat(context.getBean(HeartbeatTracker.class).slotName()).isEqualTo("orders_slot");
@@ -225,7 +228,7 @@ class PostlogAutoConfigurationTests {
 				assertThat(properties.getPublication().getName()).isEqualTo("orders_pub");
 				assertThat(properties.getPublication().getMode()).isEqualTo(PublicationMode.SYNC);
 				assertThat(properties.getTables()).containsExactly("orders", "shop.items");
-				assertThat(properties.isBinary()).isFalse();
+				assertThat(properties.getBinary()).isFalse();
 				assertThat(properties.getRetry().getInitialInterval()).isEqualTo(Duration.ofSeconds(1));
 				assertThat(properties.getRetry().getMultiplier()).isEqualTo(3);
 				assertThat(properties.getRetry().getMaxInterval()).isEqualTo(Duration.ofMinutes(1));
@@ -245,6 +248,11 @@ class PostlogAutoConfigurationTests {
 				assertThat(properties.getStreaming().getMemory()).isEqualTo(DataSize.ofMegabytes(64));
 				assertThat(properties.getStreaming().getSpillDirectory()).isEqualTo(Path.of("/var/lib/app/spill"));
 				assertThat(properties.getStreaming().getMaxSpill()).isEqualTo(DataSize.ofGigabytes(2));
+				assertThat(properties.getDecoder()).isEqualTo(PostlogProperties.Decoder.WAL2JSON);
+				assertThat(properties.getWal2json().isAllowInsertOnlyTables()).isTrue();
+				assertThat(properties.getWal2json().isNumbersAsStrings()).isTrue();
+				assertThat(properties.getWal2json().isAllowNonFiniteAsNull()).isTrue();
+				assertThat(properties.getPglogical().getReplicationSets()).containsExactly("orders", "audit");
 				assertThat(context.getBean(PostlogStreamingMonitor.class).enabled()).isTrue();
 			});
 	}
@@ -267,7 +275,11 @@ class PostlogAutoConfigurationTests {
 			assertThat(properties.getPublication().getName()).isEqualTo("postlog");
 			assertThat(properties.getPublication().getMode()).isEqualTo(PublicationMode.CREATE_IF_MISSING);
 			assertThat(properties.getDecoder()).isEqualTo(PostlogProperties.Decoder.PGOUTPUT);
-			assertThat(properties.isBinary()).isTrue();
+			assertThat(properties.getBinary()).as("the decoder's default").isNull();
+			assertThat(properties.getWal2json().isAllowInsertOnlyTables()).isFalse();
+			assertThat(properties.getWal2json().isNumbersAsStrings()).isFalse();
+			assertThat(properties.getWal2json().isAllowNonFiniteAsNull()).isFalse();
+			assertThat(properties.getPglogical().getReplicationSets()).containsExactly("default");
 			assertThat(properties.getSnapshot().getMode()).isEqualTo(PostlogProperties.SnapshotMode.NEVER);
 			assertThat(properties.getRetry().getInitialInterval()).isEqualTo(Duration.ofMillis(500));
 			assertThat(properties.getRetry().getMultiplier()).isEqualTo(2);
@@ -331,7 +343,8 @@ class PostlogAutoConfigurationTests {
 		Map<String, String> refusals = Map.of("postlog.snapshot.parallelism=0", "1 to 64",
 				"postlog.snapshot.parallelism=65", "1 to 64", "postlog.snapshot.chunk-size=0", "at least 1 row",
 				"postlog.slot.lifecycle=temporary", "temporary slot ends with it", "postlog.checkpoint.store=jdbc",
-				"postlog.checkpoint.store=slot with it", "postlog.slot.failover=true", "cannot fail over yet");
+				"postlog.checkpoint.store=slot with it", "postlog.slot.failover=true", "cannot fail over yet",
+				"postlog.decoder=wal2json", "pgoutput plugin only");
 		refusals
 			.forEach((property, message) -> this.runner.withPropertyValues("postlog.snapshot.mode=initial", property)
 				.run((context) -> assertThat(context).getFailure()
@@ -340,18 +353,6 @@ class PostlogAutoConfigurationTests {
 					.hasMessageContaining(property.startsWith("postlog.snapshot.")
 							? property.substring(0, property.indexOf('=')) : "postlog.snapshot.mode")
 					.hasMessageContaining(message)));
-	}
-
-	@Test
-	void refusesDecodersNotSupportedYet() {
-		for (String property : List.of("postlog.decoder=wal2json", "postlog.decoder=pglogical")) {
-			this.runner.withPropertyValues(property)
-				.run((context) -> assertThat(context).getFailure()
-					.rootCause()
-					.isInstanceOf(InvalidConfigurationPropertyValueException.class)
-					.hasMessageContaining(property.substring(0, property.indexOf('=')))
-					.hasMessageContaining("not supported"));
-		}
 	}
 
 	@Test
@@ -415,9 +416,10 @@ class PostlogAutoConfigurationTests {
 				"postlog.slot.on-lost", "postlog.heartbeat.timeout", "postlog.heartbeat.table",
 				"postlog.health.max-retained", "postlog.health.max-retained-ratio", "postlog.streaming.enabled",
 				"postlog.streaming.memory", "postlog.streaming.spill-directory", "postlog.streaming.max-spill",
-				"postlog.listener.error-handler", "postlog.groups", "postlog.snapshot.parallelism",
-				"postlog.snapshot.chunk-size", "postlog.snapshot.marker-table", "postlog.snapshot.new-tables",
-				"postlog.snapshot.watermark-table");
+				"postlog.listener.error-handler", "postlog.groups", "postlog.wal2json.allow-insert-only-tables",
+				"postlog.wal2json.numbers-as-strings", "postlog.wal2json.allow-non-finite-as-null",
+				"postlog.pglogical.replication-sets", "postlog.snapshot.parallelism", "postlog.snapshot.chunk-size",
+				"postlog.snapshot.marker-table", "postlog.snapshot.new-tables", "postlog.snapshot.watermark-table");
 		assertThat(properties).filteredOn((p) -> ((String) p.get("name")).startsWith("postlog."))
 			.allSatisfy((p) -> assertThat(p.get("description")).as((String) p.get("name")).isNotNull());
 		List<Map<String, Object>> hints = (List<Map<String, Object>>) metadata.get("hints");

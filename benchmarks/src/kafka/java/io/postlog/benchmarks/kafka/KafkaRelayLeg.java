@@ -1,0 +1,68 @@
+package io.postlog.benchmarks.kafka;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+import io.postlog.benchmarks.e2e.Tally;
+
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The Kafka relay of a Spring Boot application ({@code postlog.kafka.enabled=true}) on an
+ * existing slot and publication, relaying {@code bench_rows} to an embedded KRaft broker
+ * in the same JVM (topic {@code public.bench_rows}, 3 partitions); a {@code read_committed}
+ * consumer thread counts the records, so the leg's rate is from the first record a
+ * consumer can read to the last. Arguments: {@code url= user= slot= publication=
+ * expected= timeout=600}.
+ */
+public final class KafkaRelayLeg {
+
+	private KafkaRelayLeg() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		Tally tally = new Tally("kafka-relay", Long.parseLong(Tally.arg(args, "expected", null)), false);
+		try (BenchBroker broker = BenchBroker.start()) {
+			broker.topic("public.bench_rows", 3);
+			Map<String, Object> properties = new HashMap<>();
+			properties.put("spring.datasource.url", Tally.arg(args, "url", null));
+			properties.put("spring.datasource.username", Tally.arg(args, "user", "postgres"));
+			properties.put("spring.kafka.bootstrap-servers", broker.servers());
+			properties.put("postlog.kafka.enabled", "true");
+			properties.put("postlog.kafka.tables", "bench_rows");
+			properties.put("postlog.kafka.slot.name", Tally.arg(args, "slot", null));
+			properties.put("postlog.kafka.slot.lifecycle", "existing");
+			properties.put("postlog.kafka.publication.name", Tally.arg(args, "publication", null));
+			properties.put("postlog.kafka.publication.mode", "existing");
+			properties.put("postlog.kafka.offsets-topic", "postlog.offsets");
+			properties.put("spring.main.banner-mode", "off");
+			properties.put("logging.level.org.apache.kafka", "WARN");
+			properties.put("logging.level.kafka", "WARN");
+			properties.put("logging.level.state.change.logger", "WARN");
+			SpringApplication application = new SpringApplication(RelayApp.class);
+			application.setDefaultProperties(properties);
+			boolean[] done = new boolean[1];
+			Thread reader = broker.read("public.bench_rows", (record) -> tally.record(0L, record.value().length),
+					() -> done[0]);
+			int status;
+			try (ConfigurableApplicationContext context = application.run()) {
+				status = tally.awaitAndReport(Duration.ofSeconds(Long.parseLong(Tally.arg(args, "timeout", "600"))));
+			}
+			done[0] = true;
+			reader.join(5000);
+			System.exit(status);
+		}
+	}
+
+	/** The application: nothing but the auto-configured relay. */
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class RelayApp {
+
+	}
+
+}

@@ -1,0 +1,257 @@
+package io.postlog.consumer;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.postlog.Lsn;
+import io.postlog.test.PluginLaneTest;
+import io.postlog.test.PostgresDatabase;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link ConsumerCrashIntegrationTests}' check, once per plugin decoder on the plugin
+ * lane (fewer kills, to keep the lane short): a consumer of wal2json or pglogical in a
+ * child JVM is killed with SIGKILL at random points while a writer commits transactions
+ * of mixed sizes (inserts of new keys, updates of earlier ones) and restarted each time;
+ * at the end every key version written was delivered, each change id always named the
+ * same key and commit LSN, no child delivered a change twice, and only changes the slot
+ * had not confirmed at a kill came again.
+ */
+@PluginLaneTest
+class PluginConsumerCrashIntegrationTests {
+
+	private static final int KILLS = 6;
+
+	private final PostgresDatabase database;
+
+	PluginConsumerCrashIntegrationTests(PostgresDatabase database) {
+		this.database = database;
+	}
+
+	@BeforeAll
+	static void createNode(PostgresDatabase database) {
+		database.execute("CREATE EXTENSION pglogical",
+				"SELECT pglogical.create_node(node_name := 'crash', dsn := 'dbname=" + database.name() + "')");
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@ValueSource(strings = { "wal2json", "pglogical" })
+	void sigkilledPluginConsumerLosesNothingAndRedeliversOnlyUnconfirmedChanges(String decoder) throws Exception {
+		String table = "crash_" + decoder;
+		String slot = "crash_" + decoder + "_slot";
+		String plugin = decoder.equals("pglogical") ? "pglogical_output" : "wal2json";
+		this.database.execute("CREATE TABLE " + table + " (k bigint PRIMARY KEY, v int NOT NULL)");
+		if (decoder.equals("pglogical")) {
+			this.database.execute("SELECT pglogical.replication_set_add_table('default', '" + table + "')");
+		}
+		this.database.execute("SELECT pg_create_logical_replication_slot('" + slot + "', '" + plugin + "')");
+		Path directory = Paths.get("target", "plugin-crash-test", decoder);
+		Files.createDirectories(directory);
+		clean(directory);
+		Random random = new Random(0x5eed);
+		Writer writer = new Writer(this.database, table);
+		Thread writerThread = new Thread(writer, "crash-writer");
+		writerThread.start();
+		List<Lsn> confirmedAfterKill = new ArrayList<>();
+		try {
+			for (int generation = 0; generation < KILLS; generation++) {
+				Process child = startChild(directory, slot, table, decoder, generation);
+				if (generation % 2 == 1) {
+					Path log = directory.resolve("child-" + generation + ".log");
+					await().atMost(Duration.ofSeconds(60))
+						.until(() -> Files.exists(log)
+								&& Files.readString(log, StandardCharsets.UTF_8).contains("started"));
+				}
+				Thread.sleep(200 + random.nextInt(3000));
+				child.destroyForcibly();
+				assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+				await().atMost(Duration.ofSeconds(30))
+					.until(() -> ReplicationConsumerIntegrationTests.activePid(this.database, slot) == null);
+				confirmedAfterKill.add(ReplicationConsumerIntegrationTests.confirmedFlush(this.database, slot));
+			}
+		}
+		finally {
+			writer.stop.set(true);
+			writerThread.join(TimeUnit.SECONDS.toMillis(30));
+		}
+		assertThat(writer.failure.get()).isNull();
+		Lsn end = ReplicationConsumerIntegrationTests.currentLsn(this.database);
+		Process last = startChild(directory, slot, table, decoder, KILLS);
+		try {
+			await().atMost(Duration.ofSeconds(90))
+				.until(() -> ReplicationConsumerIntegrationTests.confirmedFlush(this.database, slot)
+					.compareTo(end) >= 0);
+		}
+		finally {
+			last.getOutputStream().close();
+			if (!last.waitFor(30, TimeUnit.SECONDS)) {
+				last.destroyForcibly();
+			}
+		}
+		check(directory, table, confirmedAfterKill, writer);
+	}
+
+	private void check(Path directory, String table, List<Lsn> confirmedAfterKill, Writer writer) throws Exception {
+		Map<String, String> keyVersionOfId = new HashMap<>();
+		Map<String, Lsn> commitOfId = new HashMap<>();
+		Map<String, List<Integer>> generationsOfId = new HashMap<>();
+		Set<String> deliveredVersions = new HashSet<>();
+		long deliveries = 0;
+		for (int generation = 0; generation <= KILLS; generation++) {
+			for (String line : completedLines(directory.resolve("delivered-" + generation + ".txt"))) {
+				String[] fields = line.split(" ");
+				String id = fields[0];
+				String keyVersion = fields[2] + "@" + fields[3];
+				assertThat(keyVersionOfId.putIfAbsent(id, keyVersion)).as("row of change %s", id)
+					.isIn(null, keyVersion);
+				Lsn commitLsn = Lsn.parse(fields[1]);
+				assertThat(commitOfId.putIfAbsent(id, commitLsn)).as("commit LSN of change %s", id)
+					.isIn(null, commitLsn);
+				generationsOfId.computeIfAbsent(id, (ignored) -> new ArrayList<>()).add(generation);
+				deliveredVersions.add(keyVersion);
+				deliveries++;
+			}
+		}
+		Set<String> written = new TreeSet<>();
+		try (Connection connection = this.database.connect();
+				Statement statement = connection.createStatement();
+				ResultSet rows = statement.executeQuery("SELECT k, v FROM " + table)) {
+			while (rows.next()) {
+				for (int version = 1; version <= rows.getInt(2); version++) {
+					written.add(rows.getLong(1) + "@" + version);
+				}
+			}
+		}
+		assertThat(written).as("rows written").hasSize((int) (writer.written.get() + writer.updates.get()));
+		Set<String> neverDelivered = new TreeSet<>(written);
+		neverDelivered.removeAll(deliveredVersions);
+		assertThat(neverDelivered).as("key versions written but never delivered").isEmpty();
+		assertThat(keyVersionOfId).as("distinct change ids").hasSize(written.size());
+		for (Map.Entry<String, List<Integer>> entry : generationsOfId.entrySet()) {
+			List<Integer> generations = entry.getValue();
+			assertThat(new HashSet<>(generations)).as("no child delivered %s twice", entry.getKey())
+				.hasSize(generations.size());
+			for (int i = 1; i < generations.size(); i++) {
+				Lsn confirmed = confirmedAfterKill.get(generations.get(i) - 1);
+				assertThat(commitOfId.get(entry.getKey())).as("redelivered change %s", entry.getKey())
+					.isGreaterThanOrEqualTo(confirmed);
+			}
+		}
+		long duplicates = deliveries - keyVersionOfId.size();
+		System.out.println("[measure] plugin crash test (" + table + "): " + KILLS + " kills, " + keyVersionOfId.size()
+				+ " changes in " + writer.transactions + " transactions, " + duplicates + " duplicates");
+		assertThat(duplicates).as("some kill interrupted delivery").isPositive();
+	}
+
+	private Process startChild(Path directory, String slot, String table, String decoder, int generation)
+			throws IOException {
+		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
+				PluginCrashConsumer.class.getName(), this.database.jdbcUrl(), this.database.username(), slot, table,
+				directory.resolve("delivered-" + generation + ".txt").toString(), decoder);
+		builder.redirectErrorStream(true);
+		builder.redirectOutput(directory.resolve("child-" + generation + ".log").toFile());
+		return builder.start();
+	}
+
+	/** Lines the handler finished writing; a kill may cut the last one short. */
+	private static List<String> completedLines(Path file) throws IOException {
+		if (!Files.exists(file)) {
+			return List.of();
+		}
+		String text = Files.readString(file, StandardCharsets.UTF_8);
+		int end = text.lastIndexOf('\n');
+		return (end < 0) ? List.of() : text.substring(0, end).lines().toList();
+	}
+
+	private static void clean(Path directory) throws IOException {
+		File[] files = directory.toFile().listFiles();
+		if (files != null) {
+			for (File file : files) {
+				Files.delete(file.toPath());
+			}
+		}
+	}
+
+	/**
+	 * Commits transactions of 1 to 1,500 new rows with consecutive keys, half of them
+	 * also updating one of the first 50 rows, until stopped.
+	 */
+	private static final class Writer implements Runnable {
+
+		private final PostgresDatabase database;
+
+		private final String table;
+
+		final AtomicBoolean stop = new AtomicBoolean();
+
+		final AtomicLong written = new AtomicLong();
+
+		final AtomicLong updates = new AtomicLong();
+
+		final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+		volatile int transactions;
+
+		Writer(PostgresDatabase database, String table) {
+			this.database = database;
+			this.table = table;
+		}
+
+		@Override
+		public void run() {
+			Random random = new Random(42);
+			try (Connection connection = this.database.connect(); Statement statement = connection.createStatement()) {
+				connection.setAutoCommit(false);
+				while (!this.stop.get()) {
+					int dice = random.nextInt(100);
+					int size = (dice < 70) ? 1 + random.nextInt(5)
+							: (dice < 95) ? 10 + random.nextInt(90) : 200 + random.nextInt(1300);
+					long from = this.written.get() + 1;
+					statement.execute("INSERT INTO " + this.table + " SELECT g, 1 FROM generate_series(" + from + ", "
+							+ (from + size - 1) + ") g");
+					int updated = 0;
+					if (from > 1 && random.nextBoolean()) {
+						long key = 1 + random.nextInt((int) Math.min(50, from - 1));
+						updated = statement.executeUpdate("UPDATE " + this.table + " SET v = v + 1 WHERE k = " + key);
+					}
+					connection.commit();
+					this.written.addAndGet(size);
+					this.updates.addAndGet(updated);
+					this.transactions++;
+					Thread.sleep(10);
+				}
+			}
+			catch (Throwable ex) {
+				this.failure.set(ex);
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,253 @@
+package io.postlog.kafka;
+
+import java.io.ByteArrayOutputStream;
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.OffsetTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.UUID;
+
+import io.postlog.Change;
+import io.postlog.Row;
+import io.postlog.UnchangedToast;
+import io.postlog.types.Interval;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Writes changes, keys and values as JSON, one mapping from the Java values of a
+ * {@link Row} (see DESIGN.md, "Values") to JSON that loses nothing: numbers that JSON
+ * readers commonly round ({@code numeric}) and values JSON has no number for (NaN,
+ * infinities) are strings, byte arrays are base64, dates and times are ISO-8601 with
+ * {@code infinity} and {@code -infinity} for PostgreSQL's infinities, intervals are
+ * objects of their three fields, arrays are arrays. A column whose TOASTed value the
+ * server did not resend is left out of its row and named in {@code unchangedToast}.
+ * Thread-safe and stateless.
+ */
+final class ChangeJson {
+
+	private static final JsonMapper MAPPER = JsonMapper.builder().build();
+
+	/** Streaming generators for the hot path: no data-binding context per record. */
+	private static final JsonFactory FACTORY = JsonFactory.builder().build();
+
+	private static final Base64.Encoder BASE64 = Base64.getEncoder();
+
+	private ChangeJson() {
+	}
+
+	/**
+	 * Writes a change: {@code op}, {@code table}, {@code before}, {@code after},
+	 * {@code commitLsn}, {@code xid}, {@code commitTime}, {@code id}, and
+	 * {@code unchangedToast} when the after-row has such columns.
+	 * @param change the change
+	 * @return the UTF-8 JSON
+	 */
+	static byte[] change(Change change) {
+		ByteArrayOutputStream out = new ByteArrayOutputStream(512);
+		try (JsonGenerator json = generator(out)) {
+			json.writeStartObject();
+			json.writeStringProperty("op", change.operation().name());
+			json.writeName("table");
+			json.writeStartObject();
+			json.writeStringProperty("schema", change.table().schema());
+			json.writeStringProperty("name", change.table().name());
+			json.writeEndObject();
+			json.writeName("before");
+			row(json, change.before());
+			json.writeName("after");
+			row(json, change.after());
+			json.writeStringProperty("commitLsn", change.commitLsn().toString());
+			json.writeNumberProperty("xid", change.xid());
+			json.writeStringProperty("commitTime", DateTimeFormatter.ISO_INSTANT.format(change.commitTime()));
+			json.writeStringProperty("id", change.id());
+			List<String> unchanged = unchangedToast(change.after());
+			if (!unchanged.isEmpty()) {
+				json.writeName("unchangedToast");
+				json.writeStartArray();
+				for (String column : unchanged) {
+					json.writeString(column);
+				}
+				json.writeEndArray();
+			}
+			json.writeEndObject();
+		}
+		return out.toByteArray();
+	}
+
+	/**
+	 * Writes the named columns of a row as an object, in the order given.
+	 * @param row the row
+	 * @param columns the columns
+	 * @return the UTF-8 JSON
+	 */
+	static byte[] columns(Row row, List<String> columns) {
+		ByteArrayOutputStream out = new ByteArrayOutputStream(32);
+		try (JsonGenerator json = generator(out)) {
+			json.writeStartObject();
+			for (String column : columns) {
+				json.writeName(column);
+				value(json, row.get(column));
+			}
+			json.writeEndObject();
+		}
+		return out.toByteArray();
+	}
+
+	/**
+	 * Writes one value as a JSON document.
+	 * @param value the value
+	 * @return the UTF-8 JSON
+	 */
+	static byte[] value(@Nullable Object value) {
+		ByteArrayOutputStream out = new ByteArrayOutputStream(32);
+		try (JsonGenerator json = generator(out)) {
+			value(json, value);
+		}
+		return out.toByteArray();
+	}
+
+	private static JsonGenerator generator(ByteArrayOutputStream out) {
+		return FACTORY.createGenerator(ObjectWriteContext.empty(), out);
+	}
+
+	static JsonMapper mapper() {
+		return MAPPER;
+	}
+
+	private static void row(JsonGenerator json, @Nullable Row row) {
+		if (row == null) {
+			json.writeNull();
+			return;
+		}
+		json.writeStartObject();
+		List<String> columns = row.columns();
+		for (int i = 0; i < columns.size(); i++) {
+			String column = columns.get(i);
+			Object value = row.get(column);
+			if (value != UnchangedToast.INSTANCE) {
+				json.writeName(column);
+				value(json, value);
+			}
+		}
+		json.writeEndObject();
+	}
+
+	private static List<String> unchangedToast(@Nullable Row row) {
+		if (row == null) {
+			return List.of();
+		}
+		List<String> unchanged = null;
+		for (String column : row.columns()) {
+			if (row.get(column) == UnchangedToast.INSTANCE) {
+				if (unchanged == null) {
+					unchanged = new ArrayList<>(2);
+				}
+				unchanged.add(column);
+			}
+		}
+		return (unchanged != null) ? unchanged : List.of();
+	}
+
+	private static void value(JsonGenerator json, @Nullable Object value) {
+		if (value == null) {
+			json.writeNull();
+		}
+		else if (value instanceof String text) {
+			json.writeString(text);
+		}
+		else if (value instanceof Integer number) {
+			json.writeNumber(number);
+		}
+		else if (value instanceof Long number) {
+			json.writeNumber(number);
+		}
+		else if (value instanceof Short number) {
+			json.writeNumber(number);
+		}
+		else if (value instanceof Boolean bool) {
+			json.writeBoolean(bool);
+		}
+		else if (value instanceof BigDecimal decimal) {
+			json.writeString(decimal.toPlainString());
+		}
+		else if (value instanceof Double number) {
+			floating(json, number);
+		}
+		else if (value instanceof Float number) {
+			floating(json, number.doubleValue());
+		}
+		else if (value instanceof byte[] bytes) {
+			json.writeString(BASE64.encodeToString(bytes));
+		}
+		else if (value instanceof UUID uuid) {
+			json.writeString(uuid.toString());
+		}
+		else if (value instanceof List<?> list) {
+			json.writeStartArray();
+			for (Object element : list) {
+				value(json, element);
+			}
+			json.writeEndArray();
+		}
+		else if (value instanceof Interval interval) {
+			json.writeStartObject();
+			json.writeNumberProperty("months", interval.months());
+			json.writeNumberProperty("days", interval.days());
+			json.writeNumberProperty("microseconds", interval.microseconds());
+			json.writeEndObject();
+		}
+		else {
+			json.writeString(temporal(value));
+		}
+	}
+
+	private static void floating(JsonGenerator json, double number) {
+		if (Double.isNaN(number)) {
+			json.writeString("NaN");
+		}
+		else if (Double.isInfinite(number)) {
+			json.writeString((number > 0) ? "Infinity" : "-Infinity");
+		}
+		else {
+			json.writeNumber(number);
+		}
+	}
+
+	private static String temporal(Object value) {
+		if (value instanceof OffsetDateTime time) {
+			return time.equals(OffsetDateTime.MAX) ? "infinity" : time.equals(OffsetDateTime.MIN) ? "-infinity"
+					: DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(time);
+		}
+		if (value instanceof LocalDateTime time) {
+			return time.equals(LocalDateTime.MAX) ? "infinity"
+					: time.equals(LocalDateTime.MIN) ? "-infinity" : DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(time);
+		}
+		if (value instanceof LocalDate date) {
+			return date.equals(LocalDate.MAX) ? "infinity"
+					: date.equals(LocalDate.MIN) ? "-infinity" : DateTimeFormatter.ISO_LOCAL_DATE.format(date);
+		}
+		if (value instanceof LocalTime time) {
+			return time.equals(LocalTime.MAX) ? "24:00:00" : DateTimeFormatter.ISO_LOCAL_TIME.format(time);
+		}
+		if (value instanceof OffsetTime time) {
+			return DateTimeFormatter.ISO_OFFSET_TIME.format(time);
+		}
+		if (value instanceof Instant instant) {
+			return DateTimeFormatter.ISO_INSTANT.format(instant);
+		}
+		// Enums, ranges and types without a decoder arrive as the server's text.
+		return value.toString();
+	}
+
+}

@@ -1,0 +1,190 @@
+package io.postlog.kafka.autoconfigure;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import io.micrometer.core.instrument.binder.MeterBinder;
+import io.postlog.TableId;
+import io.postlog.consumer.ReplicationConsumer;
+import io.postlog.consumer.RetryPolicy;
+import io.postlog.kafka.KafkaRelay;
+import io.postlog.kafka.KafkaRelayCustomizer;
+import io.postlog.kafka.PostlogKafkaRelay;
+import io.postlog.kafka.health.PostlogKafkaHealthIndicator;
+import io.postlog.kafka.metrics.PostlogKafkaMetrics;
+import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
+import io.postlog.spring.boot.autoconfigure.PostlogProperties;
+import io.postlog.spring.boot.metrics.GroupMeters;
+import io.postlog.stream.ReplicationConnectionFactory;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
+import org.springframework.boot.kafka.autoconfigure.KafkaAutoConfiguration;
+import org.springframework.boot.kafka.autoconfigure.KafkaConnectionDetails;
+import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} of the Kafka relay: with {@code postlog.kafka.enabled=true}, a
+ * consumer of its own slot and publication relays {@code postlog.kafka.tables} and the
+ * outbox to Kafka, exactly once, with the Kafka client configured by
+ * {@code spring.kafka.*} (or a {@code KafkaConnectionDetails} bean) and the replication
+ * connection by {@code postlog.datasource.*} (or the application's
+ * {@code JdbcConnectionDetails}).
+ */
+@AutoConfiguration(
+		after = { DataSourceAutoConfiguration.class, KafkaAutoConfiguration.class, PostlogAutoConfiguration.class })
+@ConditionalOnClass({ KafkaProducer.class, ReplicationConsumer.class, PostlogProperties.class })
+@ConditionalOnBean(DataSource.class)
+@ConditionalOnBooleanProperty(name = "postlog.kafka.enabled")
+@EnableConfigurationProperties({ PostlogKafkaProperties.class, PostlogProperties.class, KafkaProperties.class })
+public final class PostlogKafkaAutoConfiguration {
+
+	PostlogKafkaAutoConfiguration() {
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PostlogKafkaRelay postlogKafkaRelay(PostlogKafkaProperties properties, PostlogProperties postlog,
+			KafkaProperties kafka, ObjectProvider<KafkaConnectionDetails> kafkaConnection, DataSource dataSource,
+			ObjectProvider<JdbcConnectionDetails> jdbcConnection, ObjectProvider<KafkaRelayCustomizer> customizers) {
+		ReplicationConnectionFactory connections = connectionFactory(postlog, jdbcConnection.getIfAvailable());
+		KafkaConnectionDetails connection = kafkaConnection.getIfAvailable();
+		return new PostlogKafkaRelay(() -> relay(properties, postlog, kafka, connection, dataSource, connections,
+				customizers.orderedStream().toList()), properties.isAutoStartup());
+	}
+
+	private static KafkaRelay relay(PostlogKafkaProperties properties, PostlogProperties postlog, KafkaProperties kafka,
+			@Nullable KafkaConnectionDetails connection, DataSource dataSource,
+			ReplicationConnectionFactory connections, List<KafkaRelayCustomizer> customizers) {
+		PostlogProperties.Retry retry = postlog.getRetry();
+		ReplicationConsumer.Builder consumer = ReplicationConsumer.builder()
+			.connectionFactory(connections)
+			.adminDataSource(dataSource)
+			.slotLifecycle(properties.getSlot().getLifecycle())
+			.publicationMode(properties.getPublication().getMode())
+			.retryPolicy(new RetryPolicy(retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
+					retry.getMaxAttempts()))
+			.statusInterval(postlog.getStatusInterval())
+			.connectTimeout(postlog.getConnectTimeout())
+			.readAhead(1024, postlog.getDelivery().getReadAhead().toBytes());
+		if (postlog.getBinary() != null) {
+			consumer.binary(postlog.getBinary());
+		}
+		PostlogKafkaProperties.Outbox outbox = properties.getOutbox();
+		KafkaRelay.Builder builder = KafkaRelay.builder()
+			.consumer(consumer)
+			.dataSource(dataSource)
+			.slotName(properties.getSlot().getName())
+			.publicationName(properties.getPublication().getName())
+			.tables(properties.getTables().stream().map(TableId::parse).toList())
+			.topic(properties.getTopic())
+			.offsetsTopic(properties.getOffsetsTopic())
+			.outboxTable((outbox.getTable() != null) ? TableId.parse(outbox.getTable()) : null)
+			.outboxTopic(outbox.getTopic())
+			.outboxMessagePrefix(outbox.getMessagePrefix())
+			.batch(properties.getBatchTransactions(), properties.getBatchDelay())
+			.transactionTimeout(properties.getTransactionTimeout())
+			.kafkaProperties(bootstrap(connection), kafka.buildProducerProperties(), kafka.buildConsumerProperties(),
+					kafka.buildAdminProperties());
+		if (properties.getTransactionalId() != null) {
+			builder.transactionalId(properties.getTransactionalId());
+		}
+		for (KafkaRelayCustomizer customizer : customizers) {
+			customizer.customize(builder);
+		}
+		return builder.build();
+	}
+
+	/**
+	 * The connection details' servers, which win over {@code spring.kafka.*} as they do
+	 * for Boot's own Kafka clients.
+	 */
+	private static Map<String, Object> bootstrap(@Nullable KafkaConnectionDetails connection) {
+		Map<String, Object> common = new HashMap<>();
+		if (connection != null) {
+			List<String> servers = connection.getProducer().getBootstrapServers();
+			if (!servers.isEmpty()) {
+				common.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, String.join(",", servers));
+			}
+			String protocol = connection.getProducer().getSecurityProtocol();
+			if (protocol != null) {
+				common.put(CommonClientConfigs.SECURITY_PROTOCOL_CONFIG, protocol);
+			}
+		}
+		return common;
+	}
+
+	private static ReplicationConnectionFactory connectionFactory(PostlogProperties properties,
+			@Nullable JdbcConnectionDetails connectionDetails) {
+		PostlogProperties.Datasource datasource = properties.getDatasource();
+		if (datasource.getUrl() != null) {
+			return ReplicationConnectionFactory.of(datasource.getUrl(), datasource.getUsername(),
+					datasource.getPassword());
+		}
+		if (connectionDetails == null) {
+			throw new InvalidConfigurationPropertyValueException("postlog.datasource.url", null,
+					"The application has no JdbcConnectionDetails to take the relay's replication connection from; "
+							+ "set postlog.datasource.url, username and password");
+		}
+		return ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(), connectionDetails.getUsername(),
+				connectionDetails.getPassword());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(MeterBinder.class)
+	static class RelayMetricsConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		PostlogKafkaMetrics postlogKafkaMetrics(PostlogKafkaProperties properties, DataSource dataSource,
+				ObjectProvider<PostlogKafkaRelay> relay) {
+			PostlogSlotMonitor monitor = new PostlogSlotMonitor(dataSource, properties.getSlot().getName(),
+					properties.getPublication().getName());
+			return new PostlogKafkaMetrics(() -> relay.getObject().relay(), properties.getSlot().getName(),
+					new GroupMeters(properties.getSlot().getName(), PostlogKafkaMetrics.GROUP, monitor));
+		}
+
+		@Bean
+		KafkaRelayCustomizer postlogKafkaMetricsCustomizer(PostlogKafkaMetrics metrics) {
+			return (builder) -> builder.listener(metrics.slotMetrics())
+				.commitListener((records, commitTime, kafkaCommit) -> metrics.committed(commitTime, kafkaCommit));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ HealthIndicator.class, ConditionalOnEnabledHealthIndicator.class })
+	@ConditionalOnEnabledHealthIndicator("postlogKafka")
+	static class RelayHealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "postlogKafkaHealthIndicator")
+		PostlogKafkaHealthIndicator postlogKafkaHealthIndicator(PostlogKafkaRelay relay,
+				PostlogKafkaProperties properties, DataSource dataSource) {
+			return new PostlogKafkaHealthIndicator(relay, new PostlogSlotMonitor(dataSource,
+					properties.getSlot().getName(), properties.getPublication().getName()));
+		}
+
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * Spring Boot auto-configuration of the Kafka relay ({@code postlog.kafka.*}).
+ */
+@NullMarked
+package io.postlog.kafka.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;

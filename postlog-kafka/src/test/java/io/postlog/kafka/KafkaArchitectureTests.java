@@ -1,0 +1,46 @@
+package io.postlog.kafka;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.members;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+/**
+ * The relay module's structure: no package cycles, auto-configurations as Spring Boot's.
+ */
+class KafkaArchitectureTests {
+
+	private final JavaClasses classes = new ClassFileImporter()
+		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+		.importPackages("io.postlog.kafka");
+
+	@Test
+	void packagesHaveNoCycles() {
+		slices().matching("io.postlog.kafka.(**)").should().beFreeOfCycles().check(this.classes);
+	}
+
+	@Test
+	void autoConfigurationsArePublicFinalWithNoPublicMembers() {
+		classes().that()
+			.areAnnotatedWith(AutoConfiguration.class)
+			.should()
+			.bePublic()
+			.andShould()
+			.haveModifier(JavaModifier.FINAL)
+			.check(this.classes);
+		members().that()
+			.areDeclaredInClassesThat()
+			.areAnnotatedWith(AutoConfiguration.class)
+			.should()
+			.notBePublic()
+			.check(this.classes);
+	}
+
+}

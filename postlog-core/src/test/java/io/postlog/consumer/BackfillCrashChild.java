@@ -20,7 +20,8 @@ import io.postlog.TableId;
  * lasts long enough to be killed in. With {@code start} it asks for a backfill of the
  * source table once streaming; otherwise it resumes the recorded one. Prints
  * {@code running}, {@code backfill-started}, {@code backfill-completed} and {@code done};
- * exits 0 once the backfill completed and it applied the sentinel row.
+ * exits 0 once the backfill completed (in this run or before) and it applied the sentinel
+ * row.
  */
 final class BackfillCrashChild {
 
@@ -86,14 +87,24 @@ final class BackfillCrashChild {
 				System.out.flush();
 			}
 			long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-			while (consumer.backfills().isEmpty() || consumer.backfills().get(0).state() != Backfill.State.COMPLETED) {
+			long resumeBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+			while (consumer.backfills().isEmpty() && System.nanoTime() - resumeBy < 0) {
+				Thread.sleep(20);
+			}
+			if (consumer.backfills().isEmpty()) {
+				// Nothing left to resume: an earlier run completed it.
+				System.out.println("backfill-completed before");
+			}
+			while (!consumer.backfills().isEmpty() && consumer.backfills().get(0).state() != Backfill.State.COMPLETED) {
 				if (System.nanoTime() - deadline > 0) {
 					System.out.println("backfill did not complete: " + consumer.backfills());
 					System.exit(2);
 				}
 				Thread.sleep(20);
 			}
-			System.out.println("backfill-completed " + consumer.backfills().get(0).rowsDone());
+			if (!consumer.backfills().isEmpty()) {
+				System.out.println("backfill-completed " + consumer.backfills().get(0).rowsDone());
+			}
 			System.out.flush();
 			if (!sentinel.await(3, TimeUnit.MINUTES)) {
 				System.out.println("no sentinel");

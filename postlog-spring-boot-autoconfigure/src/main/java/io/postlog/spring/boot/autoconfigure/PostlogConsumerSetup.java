@@ -179,9 +179,10 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 	 */
 	private void snapshot(ReplicationConsumer.Builder builder) {
 		PostlogProperties.Snapshot snapshot = this.properties.getSnapshot();
-		if (this.properties.getCheckpoint().getStore() != PostlogProperties.CheckpointStore.JDBC) {
+		if (this.properties.getCheckpoint().getStore() != PostlogProperties.CheckpointStore.JDBC
+				&& this.properties.getDecoder() == PostlogProperties.Decoder.PGOUTPUT) {
 			// Backfills are delivered outside sink transactions, which a jdbc store
-			// refuses.
+			// refuses; their watermarks and chunks are built for pgoutput's stream.
 			builder.backfills(snapshot.getChunkSize())
 				.watermarkTable(TableId.parse(snapshot.getWatermarkTable()))
 				.backfillNewTables(snapshot.backfillsNewTables())

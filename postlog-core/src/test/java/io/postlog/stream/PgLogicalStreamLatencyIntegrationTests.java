@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Measures what the polling read costs: CPU while idle and commit-to-read latency. The
- * bounds are loose (shared CI machines); the numbers are logged.
+ * bounds are loose and judge the median (shared CI machines); the numbers are logged.
  */
 @PostgresTest
 class PgLogicalStreamLatencyIntegrationTests {
@@ -54,8 +54,10 @@ class PgLogicalStreamLatencyIntegrationTests {
 				millis(busy, 0.99), millis(busy, 1.0));
 		logger.info("Commit to read, commits 150 ms apart: p50 {} ms, p99 {} ms, max {} ms", millis(sparse, 0.5),
 				millis(sparse, 0.99), millis(sparse, 1.0));
-		assertThat(percentile(busy, 0.99)).isLessThan(Duration.ofMillis(200).toNanos());
-		assertThat(percentile(sparse, 0.99)).isLessThan(Duration.ofMillis(200).toNanos());
+		// A read that waited on a poll interval or its timeout would move the median; a
+		// shared machine's scheduling moves only the tail, which is logged, not judged.
+		assertThat(percentile(busy, 0.5)).isLessThan(Duration.ofMillis(100).toNanos());
+		assertThat(percentile(sparse, 0.5)).isLessThan(Duration.ofMillis(100).toNanos());
 	}
 
 	private static long[] measure(StreamFixture fixture, int commits, Duration spacing, int firstId) throws Exception {

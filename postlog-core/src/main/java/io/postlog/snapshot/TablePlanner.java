@@ -54,13 +54,6 @@ final class TablePlanner {
 	}
 
 	TablePlan plan(TableId table) throws SQLException {
-		return plan(table, true);
-	}
-
-	/**
-	 * Plans a table, with its chunks or (for a backfill, which pages by key) without.
-	 */
-	TablePlan plan(TableId table, boolean chunked) throws SQLException {
 		PgIdentifiers.quote(table);
 		RelationFacts relation = relation(table);
 		List<String> names = new ArrayList<>();
@@ -79,7 +72,7 @@ final class TablePlanner {
 			decoders[i] = this.decoders.decoderFor(typeOids[i]);
 		}
 		long estimatedRows = relation.estimatedRows();
-		List<Chunk> chunks = chunked ? chunks(table, relation, estimatedRows) : List.of();
+		List<Chunk> chunks = chunks(table, relation, estimatedRows);
 		return new TablePlan(table, relation.oid, relation.partitioned(), names, typeOids, decoders, rowFilter,
 				estimatedRows, chunks);
 	}

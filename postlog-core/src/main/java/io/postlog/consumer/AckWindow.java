@@ -162,6 +162,21 @@ final class AckWindow {
 	}
 
 	/**
+	 * Returns whether entries have left the window: acknowledged, every one before them
+	 * too.
+	 * @param settling the entries
+	 * @return whether none of them is in flight
+	 */
+	synchronized boolean settled(java.util.Collection<Entry> settling) {
+		for (Entry entry : settling) {
+			if (this.entries.contains(entry)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
 	 * Adds a hold to an entry, released by {@link #release}.
 	 * @param entry the entry
 	 */

@@ -61,6 +61,8 @@ import org.jspecify.annotations.Nullable;
  * @param walSafety failover, what to do with a lost slot, and heartbeats
  * @param snapshot how to take the initial snapshot when the slot is created, or
  * {@code null} to stream only
+ * @param backfill how to backfill tables while streaming, or {@code null} for no
+ * backfills
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
 		PublicationMode publicationMode, List<TableId> tables, @Nullable Boolean binary, LogicalDecoder decoder,
@@ -69,7 +71,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		ConsumerListener listener, ValueDecoders valueDecoders, List<Subscription> subscriptions,
 		LogicalStreamFactory streams, @Nullable AdminConnections admin, CheckpointStore checkpointStore,
 		int checkpointBatch, Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety,
-		@Nullable SnapshotSettings snapshot) {
+		@Nullable SnapshotSettings snapshot, @Nullable BackfillSettings backfill) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -141,6 +143,10 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 				throw new ReplicationConsumerException("An initial snapshot is taken for the pgoutput plugin only, not "
 						+ decoder.plugin() + ": stream with pgoutput, or without an initial snapshot");
 			}
+		}
+		if (backfill != null && checkpointStore.transactional()) {
+			throw new ReplicationConsumerException("A backfill cannot be delivered inside the sink transactions of "
+					+ "a transactional checkpoint store yet: use the slot-only store with backfills");
 		}
 		if (checkpointStore.transactional()) {
 			for (Subscription subscription : subscriptions) {

@@ -6,11 +6,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 
 import io.postlog.PostlogException;
 import io.postlog.TableId;
 import io.postlog.admin.InsufficientPrivilegeException;
+import io.postlog.admin.PublicationMode;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotInUseException;
 import io.postlog.admin.SlotInfo;
@@ -76,7 +78,7 @@ final class ConsumerSetup {
 			WalSafety safety = this.config.walSafety();
 			TableId heartbeatTable = safety.heartbeatTable();
 			boolean heartbeatMessages = safety.heartbeatMonitor() != null && heartbeatTable == null;
-			return new Result(UNKNOWN_VERSION, requested(heartbeatMessages), heartbeatTable);
+			return new Result(UNKNOWN_VERSION, requested(heartbeatMessages), heartbeatTable, List.of());
 		}
 		return this.admin.apply("Setting up slot " + this.config.slotName(), this::setUp);
 	}
@@ -108,7 +110,10 @@ final class ConsumerSetup {
 							+ decoder.plugin() + " does not send; turn heartbeat "
 							+ "tracking off, or use decoder pgoutput or wal2json");
 		}
-		DecoderRequest requested = requested(heartbeatMessages);
+		// Backfill watermarks are logical messages from 14 on too.
+		boolean watermarkMessages = this.config.backfill() != null && version >= MESSAGES_VERSION
+				&& decoder.capabilities().messages();
+		DecoderRequest requested = requested(heartbeatMessages || watermarkMessages);
 		DecoderRequest request = decoder.check(version, requested, DecoderCatalog.borrowing(connection));
 		if (requested.binary() && !request.binary()) {
 			logger.info("PostgreSQL {} cannot stream binary values (needs 14 or later); slot {} streams text",
@@ -148,6 +153,7 @@ final class ConsumerSetup {
 			throw new InsufficientPrivilegeException(currentUser(connection), "create replication slot '"
 					+ this.config.slotName() + "' (it needs the REPLICATION attribute or superuser)", null);
 		}
+		List<TableId> added = publications ? tablesToAdd(admin) : List.of();
 		if (publications) {
 			admin.ensurePublication(this.config.publicationName(), this.config.publicationMode(), tables);
 			if (request.binary()) {
@@ -167,7 +173,23 @@ final class ConsumerSetup {
 		else if (lost != null) {
 			lostSlots.snapshotAgain(lost);
 		}
-		return new Result(version, request, heartbeatTable);
+		// A slot created now with an initial snapshot reads the added tables with the
+		// rest.
+		boolean snapshotNow = this.config.snapshot() != null && !slotExists;
+		return new Result(version, request, heartbeatTable, snapshotNow ? List.of() : added);
+	}
+
+	/**
+	 * Returns the tables a {@code SYNC} publication that exists is about to get added.
+	 */
+	private List<TableId> tablesToAdd(ReplicationAdmin admin) {
+		if (this.config.publicationMode() != PublicationMode.SYNC || this.config.tables().isEmpty()
+				|| !admin.publicationExists(this.config.publicationName())) {
+			return List.of();
+		}
+		List<TableId> missing = new ArrayList<>(new LinkedHashSet<>(this.config.tables()));
+		missing.removeAll(admin.publicationTables(this.config.publicationName()));
+		return missing;
 	}
 
 	/**
@@ -306,8 +328,12 @@ final class ConsumerSetup {
 	 * messages for a message subscription or for heartbeats on PostgreSQL 14+), checked
 	 * where there was an admin connection
 	 * @param heartbeatTable the table whose changes are heartbeats, or {@code null}
+	 * @param addedTables the tables publication mode {@code SYNC} added to the
+	 * publication, but when an initial snapshot is taken now (which reads them with the
+	 * rest): what a backfill of new tables reads
 	 */
-	record Result(int serverVersion, DecoderRequest request, @Nullable TableId heartbeatTable) {
+	record Result(int serverVersion, DecoderRequest request, @Nullable TableId heartbeatTable,
+			List<TableId> addedTables) {
 
 	}
 

@@ -97,6 +97,15 @@ import org.slf4j.LoggerFactory;
  * every batch is finished, and the stream then starts at its consistent point. A failure
  * is classified as a stream's is (never as a lost slot: on 12+ the slot does not exist
  * until the hand-off) and the snapshot is taken again; a stop cancels it.</li>
+ * <li><b>Backfills</b> (DESIGN.md, "Snapshots and backfills"). Every event passes the
+ * {@link BackfillWindow} on its way to the {@link Dispatcher}: the stream is never held
+ * back for a backfill. The {@link BackfillRunner}'s thread reads each chunk between a low
+ * and a high watermark; at the high watermark's commit the window delivers the chunk's
+ * rows that no streamed change won over through {@link Dispatcher#snapshot}, so order
+ * (per key on lanes too), acknowledgements, failures and memory are kept as above. An
+ * update that did not resend a TOASTed value is merged while its table is backfilled.
+ * Progress is recorded after a chunk is acknowledged; a restart resumes at the next
+ * chunk, and a chunk cut off by a reconnect or a stop is read again.</li>
  * </ol>
  */
 final class DeliveryContract implements Runnable {
@@ -138,6 +147,10 @@ final class DeliveryContract implements Runnable {
 
 	private final @Nullable InitialSnapshot snapshot;
 
+	private final BackfillWindow backfills;
+
+	private final @Nullable BackfillRunner backfillRunner;
+
 	private volatile @Nullable StreamReader reader;
 
 	private volatile @Nullable Throwable fatal;
@@ -164,11 +177,20 @@ final class DeliveryContract implements Runnable {
 		SnapshotSettings snapshot = config.snapshot();
 		this.snapshot = (snapshot != null && config.admin() != null) ? new InitialSnapshot(config, snapshot,
 				setup.heartbeatTable(), config.admin(), decoders, this.dispatcher, window, states, this.stop) : null;
+		BackfillSettings backfill = config.backfill();
+		Watermarks watermarks = (backfill != null)
+				? new Watermarks(setup.serverVersion(), backfill.watermarkTable(), config.slotName()) : null;
+		this.backfills = new BackfillWindow(config, this.dispatcher, watermarks, backfill);
+		this.backfillRunner = (backfill != null) ? new BackfillRunner(config, backfill, this.backfills, window, states,
+				decoders, setup.serverVersion(), setup.request().binary()) : null;
 	}
 
 	void start() {
 		this.threads.start("postlog-delivery-" + this.config.slotName(), this);
 		this.threads.start("postlog-watchdog-" + this.config.slotName(), this::watch);
+		if (this.backfillRunner != null) {
+			this.threads.start("postlog-backfill-" + this.config.slotName(), this.backfillRunner);
+		}
 	}
 
 	/**
@@ -178,6 +200,9 @@ final class DeliveryContract implements Runnable {
 	 */
 	void requestStop(Duration timeout) {
 		this.stop.request(timeout);
+		if (this.backfillRunner != null) {
+			this.backfillRunner.stop();
+		}
 		if (this.snapshot != null) {
 			// A snapshot cut short is taken again: nothing in it is worth waiting for.
 			this.snapshot.cancel();
@@ -212,6 +237,10 @@ final class DeliveryContract implements Runnable {
 		return (this.snapshot != null) ? this.snapshot.progress() : null;
 	}
 
+	@Nullable BackfillRunner backfills() {
+		return this.backfillRunner;
+	}
+
 	List<String> aliveThreads() {
 		return this.threads.alive();
 	}
@@ -227,6 +256,7 @@ final class DeliveryContract implements Runnable {
 		}
 		finally {
 			this.ended = true;
+			this.backfills.closeConnection();
 			this.dispatcher.close();
 		}
 	}
@@ -439,7 +469,7 @@ final class DeliveryContract implements Runnable {
 					if (stopNow()) {
 						break;
 					}
-					this.dispatcher.deliver(event);
+					this.backfills.deliver(event);
 					handOff.done(1);
 				}
 				if (batch.isEmpty() && !readerThread.isAlive() && handOff.isEmpty()) {

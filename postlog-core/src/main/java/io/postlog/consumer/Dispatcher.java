@@ -291,16 +291,18 @@ final class Dispatcher {
 	 * change subscriptions get each row, in place or on their lanes by its route, and
 	 * transaction subscriptions the batch as one {@link Transaction} with xid 0 and the
 	 * consistent point as commit and end LSN. Snapshot rows hold no stream position, so
-	 * no subscription's progress skips or records them.
+	 * no subscription's progress skips or records them. Backfill chunks come the same
+	 * way, with their high watermark's commit as the point.
 	 * @param rows the rows, at most {@code maxTransactionChanges}
 	 * @param consistentPoint the snapshot's consistent point
 	 * @param snapshotTime when the snapshot was exported
+	 * @return the batch's entry in the window
 	 * @throws HandlerFailedException if a subscription's error handler failed the
 	 * consumer
 	 * @throws ListenerRunner.StopRequested if a stop ended a wait
 	 * @throws InterruptedException if interrupted while waiting for room
 	 */
-	void snapshot(List<Event.ChangeArrived> rows, Lsn consistentPoint, Instant snapshotTime)
+	AckWindow.Entry snapshot(List<Event.ChangeArrived> rows, Lsn consistentPoint, Instant snapshotTime)
 			throws InterruptedException {
 		if (this.open != null) {
 			throw new IllegalStateException("Snapshot rows cannot be delivered inside a transaction");
@@ -329,6 +331,7 @@ final class Dispatcher {
 			target.snapshotCommit(batch, entry);
 		}
 		this.window.dispatched(entry, consistentPoint);
+		return entry;
 	}
 
 	private void commitSink() {

@@ -120,6 +120,18 @@ public final class ReplicationConsumer {
 					: this.config.valueDecoders();
 			DeliveryContract delivery = new DeliveryContract(this.config, setup, this.states, this.window, decoders,
 					this.spill);
+			BackfillRunner runner = delivery.backfills();
+			if (runner != null && this.config.backfill().newTables() && !setup.addedTables().isEmpty()) {
+				logger.info("Consumer of slot {} backfills {}, which its publication did not publish before",
+						this.config.slotName(), setup.addedTables());
+				try {
+					runner.submit(setup.addedTables());
+				}
+				catch (RuntimeException ex) {
+					this.states.failed(ex);
+					throw ex;
+				}
+			}
 			this.contract = delivery;
 			delivery.start();
 		}
@@ -211,6 +223,59 @@ public final class ReplicationConsumer {
 	public @Nullable SnapshotProgress snapshot() {
 		DeliveryContract delivery = this.contract;
 		return (delivery != null) ? delivery.snapshotProgress() : null;
+	}
+
+	/**
+	 * Starts a backfill of some tables while the stream runs: their rows reach every
+	 * subscription as {@link io.postlog.Operation#SNAPSHOT} changes, chunk by chunk in
+	 * key order, between the stream's transactions, while the stream keeps flowing; a
+	 * streamed change of a key wins over that key's chunk row. Backfills run one after
+	 * the other; each is recorded in the progress table first and, after a restart,
+	 * resumes at the chunk after the last one acknowledged. May be called from any thread
+	 * once the consumer started.
+	 * @param tables the tables, each published and with a primary key or replica identity
+	 * index
+	 * @return the backfill
+	 * @throws io.postlog.snapshot.KeylessTableException if a table has no key
+	 * @throws io.postlog.snapshot.BackfillRefusedException if a table cannot be
+	 * backfilled otherwise (partitioned, its key not published)
+	 * @throws io.postlog.snapshot.SnapshotReadException if a table does not exist or is
+	 * not published, or the backfill cannot be recorded
+	 * @throws IllegalStateException if the consumer is not started, or was built without
+	 * backfills ({@link Builder#backfills(int)})
+	 */
+	public Backfill backfill(java.util.Collection<TableId> tables) {
+		Objects.requireNonNull(tables, "tables");
+		BackfillRunner runner = backfillRunner();
+		return runner.submit(tables);
+	}
+
+	/**
+	 * Returns the backfills this consumer ran or runs, including those it resumed.
+	 * @return the backfills, empty without backfills
+	 */
+	public List<Backfill> backfills() {
+		DeliveryContract delivery = this.contract;
+		BackfillRunner runner = (delivery != null) ? delivery.backfills() : null;
+		return (runner != null) ? runner.backfills() : List.of();
+	}
+
+	private BackfillRunner backfillRunner() {
+		DeliveryContract delivery;
+		boolean ended;
+		synchronized (this.lifecycle) {
+			delivery = this.contract;
+			ended = this.stopped;
+		}
+		if (delivery == null || ended) {
+			throw new IllegalStateException("Consumer of slot " + this.config.slotName() + " is not running");
+		}
+		BackfillRunner runner = delivery.backfills();
+		if (runner == null) {
+			throw new IllegalStateException("Consumer of slot " + this.config.slotName()
+					+ " was built without backfills: call backfills(chunkSize) on its builder");
+		}
+		return runner;
 	}
 
 	/**
@@ -311,6 +376,14 @@ public final class ReplicationConsumer {
 		private TableId snapshotMarkerTable = TableId.parse("postlog_snapshot");
 
 		private @Nullable SnapshotConnections snapshotConnections;
+
+		private int backfillChunkSize;
+
+		private TableId watermarkTable = BackfillSettings.DEFAULT_WATERMARK_TABLE;
+
+		private TableId backfillProgressTable = BackfillSettings.DEFAULT_PROGRESS_TABLE;
+
+		private boolean backfillNewTables;
 
 		private boolean failover;
 
@@ -785,6 +858,56 @@ public final class ReplicationConsumer {
 		}
 
 		/**
+		 * Lets this consumer backfill tables while it streams
+		 * ({@link ReplicationConsumer#backfill}), and resume the backfills a previous run
+		 * left unfinished. Chunks are read on connections of their own (from
+		 * {@link #snapshotConnections}, the admin data source or the JDBC URL); on
+		 * PostgreSQL 14 and later the stream then carries logical decoding messages.
+		 * @param chunkSize the most rows one chunk holds, and so in memory at once
+		 * @return this builder
+		 */
+		public Builder backfills(int chunkSize) {
+			this.backfillChunkSize = chunkSize;
+			return this;
+		}
+
+		/**
+		 * Backfills, once streaming, the tables that publication mode {@code SYNC} adds
+		 * to the publication at start (unless an initial snapshot reads them now): a
+		 * deploy that adds a listener on a table gets its rows as {@code SNAPSHOT}
+		 * changes while the other tables stream. Needs {@link #backfills(int)}.
+		 * @param newTables whether to backfill them
+		 * @return this builder
+		 */
+		public Builder backfillNewTables(boolean newTables) {
+			this.backfillNewTables = newTables;
+			return this;
+		}
+
+		/**
+		 * Sets the table whose updates are the backfill watermarks before PostgreSQL 14
+		 * (default {@code public.postlog_watermark}); it is created and published when
+		 * missing.
+		 * @param table the table
+		 * @return this builder
+		 */
+		public Builder watermarkTable(TableId table) {
+			this.watermarkTable = Objects.requireNonNull(table, "table");
+			return this;
+		}
+
+		/**
+		 * Sets the table backfill progress is recorded in (default
+		 * {@code public.postlog_backfill}); it is created when missing.
+		 * @param table the table
+		 * @return this builder
+		 */
+		public Builder backfillProgressTable(TableId table) {
+			this.backfillProgressTable = Objects.requireNonNull(table, "table");
+			return this;
+		}
+
+		/**
 		 * Opens streams with this factory instead of over pgjdbc; for tests.
 		 * @param streamFactory the factory
 		 * @return this builder
@@ -822,7 +945,35 @@ public final class ReplicationConsumer {
 					streams, adminConnections(), this.checkpointStore, this.checkpointBatch, this.checkpointBatchDelay,
 					streamingOptions(),
 					new WalSafety(this.failover, this.lostSlotAction, this.heartbeatMonitor, this.heartbeatTable),
-					snapshotSettings(connections)));
+					snapshotSettings(connections), backfillSettings()));
+		}
+
+		private @Nullable BackfillSettings backfillSettings() {
+			if (this.backfillChunkSize == 0) {
+				if (this.backfillNewTables) {
+					throw new ReplicationConsumerException(
+							"Backfilling new tables needs backfills: call " + "backfills(chunkSize) as well");
+				}
+				return null;
+			}
+			SnapshotConnections readers = readers();
+			if (readers == null) {
+				throw new ReplicationConsumerException("A backfill reads the tables on connections of its own, which "
+						+ "one shared admin connection cannot give: set snapshotConnections, adminDataSource or "
+						+ "jdbcUrl");
+			}
+			return new BackfillSettings(this.backfillChunkSize, this.watermarkTable, this.backfillProgressTable,
+					readers, this.backfillNewTables);
+		}
+
+		private @Nullable SnapshotConnections readers() {
+			if (this.snapshotConnections != null) {
+				return this.snapshotConnections;
+			}
+			if (this.jdbcUrl != null) {
+				return SnapshotConnections.of(this.jdbcUrl, this.user, this.password);
+			}
+			return (this.adminDataSource != null) ? SnapshotConnections.of(this.adminDataSource) : null;
 		}
 
 		private @Nullable SnapshotSettings snapshotSettings(@Nullable ReplicationConnectionFactory replication) {

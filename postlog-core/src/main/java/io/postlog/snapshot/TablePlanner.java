@@ -54,6 +54,13 @@ final class TablePlanner {
 	}
 
 	TablePlan plan(TableId table) throws SQLException {
+		return plan(table, true);
+	}
+
+	/**
+	 * Plans a table, with its chunks or (for a backfill, which pages by key) without.
+	 */
+	TablePlan plan(TableId table, boolean chunked) throws SQLException {
 		PgIdentifiers.quote(table);
 		RelationFacts relation = relation(table);
 		List<String> names = new ArrayList<>();
@@ -72,7 +79,7 @@ final class TablePlanner {
 			decoders[i] = this.decoders.decoderFor(typeOids[i]);
 		}
 		long estimatedRows = relation.estimatedRows();
-		List<Chunk> chunks = chunks(table, relation, estimatedRows);
+		List<Chunk> chunks = chunked ? chunks(table, relation, estimatedRows) : List.of();
 		return new TablePlan(table, relation.oid, relation.partitioned(), names, typeOids, decoders, rowFilter,
 				estimatedRows, chunks);
 	}

@@ -11,6 +11,7 @@ import io.postlog.Lsn;
 import io.postlog.TableId;
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.SlotLostException;
+import io.postlog.consumer.Backfill;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.HandlerFailedException;
@@ -139,6 +140,31 @@ public final class PostlogConsumerGroup {
 	public @Nullable SnapshotProgress snapshot() {
 		ReplicationConsumer consumer = this.consumer;
 		return (consumer != null) ? consumer.snapshot() : null;
+	}
+
+	/**
+	 * Starts a backfill of some of the group's tables while it streams.
+	 * @param tables the tables
+	 * @return the backfill
+	 * @throws IllegalStateException if the group's consumer is not running, or has no
+	 * backfills (a jdbc checkpoint store)
+	 * @throws io.postlog.snapshot.KeylessTableException if a table has no key
+	 */
+	public Backfill backfill(List<TableId> tables) {
+		ReplicationConsumer consumer = this.consumer;
+		if (consumer == null) {
+			throw new IllegalStateException("Consumer group " + displayName() + " is not running");
+		}
+		return consumer.backfill(tables);
+	}
+
+	/**
+	 * Returns the group's backfills, running and finished, and those it resumed.
+	 * @return the backfills
+	 */
+	public List<Backfill> backfills() {
+		ReplicationConsumer consumer = this.consumer;
+		return (consumer != null) ? consumer.backfills() : List.of();
 	}
 
 	/**

@@ -13,6 +13,7 @@ import io.postlog.admin.PublicationNotFoundException;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotStatistics;
+import io.postlog.consumer.Backfill;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.SnapshotProgress;
 import io.postlog.spring.PostlogConsumerGroup;
@@ -21,18 +22,23 @@ import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.PostlogStreamingMonitor;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
  * The {@code postlog} actuator endpoint: per consumer group, the consumer's state, its
  * listeners with their last errors, its slot and publication, positions and lag, and its
- * initial snapshot with rows done and estimated per table; and every logical slot on the
- * server, of every database and plugin, with postlog's own (any group's) marked, so that
- * a forgotten slot is seen before it fills the disk. Consumers beside the groups
- * ({@link PostlogEndpointConsumer}, such as the Kafka relay) follow the groups. Reads the
- * server on each call. Thread-safe.
+ * initial snapshot and its backfills with rows done and estimated per table; and every
+ * logical slot on the server, of every database and plugin, with postlog's own (any
+ * group's) marked, so that a forgotten slot is seen before it fills the disk. Consumers
+ * beside the groups ({@link PostlogEndpointConsumer}, such as the Kafka relay) follow the
+ * groups. Reads the server on each call. {@code POST /actuator/postlog/backfill} with
+ * {@code {"tables":"schema.table,..."}} (and optionally {@code "group"}) starts a
+ * backfill and returns its id. Thread-safe.
  */
 @Endpoint(id = "postlog")
 public class PostlogEndpoint {
@@ -93,15 +99,15 @@ public class PostlogEndpoint {
 			consumers.add(describe(group.displayName(), group.state(), group.ackedLsn(), group.lastCommitTime(),
 					group.lastFailure(), group.listeners(), group.monitor(),
 					PostlogConsumerGroup.DEFAULT.equals(group.name()) ? streaming() : null, group.snapshot(),
-					Map.of()));
+					group.backfills(), Map.of()));
 		}
 		if (consumers.isEmpty()) {
-			consumers
-				.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming(), null, Map.of()));
+			consumers.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming(), null,
+					List.of(), Map.of()));
 		}
 		for (PostlogEndpointConsumer other : this.others) {
 			consumers.add(describe(other.group(), other.state(), other.ackedLsn(), other.lastCommitTime(),
-					other.lastFailure(), List.of(), other.monitor(), null, null, other.details()));
+					other.lastFailure(), List.of(), other.monitor(), null, null, List.of(), other.details()));
 		}
 		return new PostlogDescriptor(consumers, server(this.monitor.server(), ownSlots()));
 	}
@@ -121,7 +127,8 @@ public class PostlogEndpoint {
 	private static ConsumerDescriptor describe(String group, @Nullable ConsumerState state, @Nullable Lsn ackedLsn,
 			@Nullable Instant lastCommitTime, @Nullable Throwable failure,
 			List<PostlogConsumerGroup.ListenerInfo> listeners, PostlogSlotMonitor monitor,
-			@Nullable StreamingDescriptor streaming, @Nullable SnapshotProgress snapshot, Map<String, Object> details) {
+			@Nullable StreamingDescriptor streaming, @Nullable SnapshotProgress snapshot, List<Backfill> backfills,
+			Map<String, Object> details) {
 		PostlogSlotMonitor.SlotStatus status = monitor.status();
 		SlotInfo slot = status.slot();
 		return new ConsumerDescriptor(group, (state != null) ? state.name() : "NOT_STARTED", text(ackedLsn),
@@ -131,7 +138,8 @@ public class PostlogEndpoint {
 						(slot != null) ? text(slot.confirmedFlushLsn()) : null,
 						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null),
 				new PublicationDescriptor(monitor.publicationName(), publicationTables(monitor)),
-				status.currentLsn().toString(), status.lagBytes(), streaming, snapshot(snapshot, status), details);
+				status.currentLsn().toString(), status.lagBytes(), streaming, snapshot(snapshot, status),
+				backfills.stream().map(PostlogEndpoint::backfill).toList(), details);
 	}
 
 	private static List<String> publicationTables(PostlogSlotMonitor monitor) {
@@ -143,6 +151,53 @@ public class PostlogEndpoint {
 			// its slot shows as missing too.
 			return List.of();
 		}
+	}
+
+	private static BackfillDescriptor backfill(Backfill backfill) {
+		return new BackfillDescriptor(backfill.id(), backfill.state().name(),
+				backfill.tables().stream().map(TableId::toString).toList(), backfill.rowsDone(),
+				backfill.rowsEstimated(),
+				backfill.progress()
+					.stream()
+					.map((table) -> new TableProgressDescriptor(table.table().toString(), table.rowsDone(),
+							table.rowsEstimated(), table.chunksDone(), table.chunksTotal(), table.done()))
+					.toList(),
+				(backfill.failure() != null) ? backfill.failure().getMessage() : null);
+	}
+
+	/**
+	 * Starts a backfill: {@code POST /actuator/postlog/backfill}.
+	 * @param operation {@code backfill}
+	 * @param tables comma-separated tables, {@code schema.table} or {@code table}
+	 * ({@code public})
+	 * @param group the consumer group, or {@code null} for the default one
+	 * @return the backfill's id
+	 */
+	@WriteOperation
+	public BackfillStarted backfill(@Selector String operation, String tables, @Nullable String group) {
+		if (!"backfill".equals(operation)) {
+			throw new InvalidEndpointRequestException("Unknown operation '" + operation + "'",
+					"Unknown operation; POST to /actuator/postlog/backfill");
+		}
+		List<TableId> ids = new ArrayList<>();
+		for (String table : tables.split(",")) {
+			if (!table.isBlank()) {
+				ids.add(TableId.parse(table.trim()));
+			}
+		}
+		if (ids.isEmpty()) {
+			throw new InvalidEndpointRequestException("No tables", "Name the tables to backfill in \"tables\"");
+		}
+		String name = (group != null) ? group : PostlogConsumerGroup.DEFAULT;
+		PostlogConsumerGroup target = this.registry.groups()
+			.stream()
+			.filter((candidate) -> candidate.name().equals(name))
+			.findFirst()
+			.orElseThrow(() -> new InvalidEndpointRequestException("No consumer group '" + name + "'",
+					"No such consumer group"));
+		Backfill backfill = target.backfill(ids);
+		return new BackfillStarted(backfill.id(), target.displayName(),
+				backfill.tables().stream().map(TableId::toString).toList());
 	}
 
 	private static @Nullable SnapshotDescriptor snapshot(@Nullable SnapshotProgress progress,
@@ -286,6 +341,7 @@ public class PostlogEndpoint {
 	 * @param streaming large transactions: the consumer's and the server's spill
 	 * @param snapshot the initial snapshot, while it runs or once handed over; or
 	 * {@code null} when none was taken by this consumer and none is being taken
+	 * @param backfills the consumer's backfills, running and finished
 	 * @param details what a consumer beside the groups adds (a Kafka relay's position in
 	 * Kafka, for example), empty for a group's
 	 */
@@ -293,7 +349,33 @@ public class PostlogEndpoint {
 			@Nullable String lastCommitTime, @Nullable String lastError,
 			List<PostlogConsumerGroup.ListenerInfo> listeners, SlotDescriptor slot, PublicationDescriptor publication,
 			String serverLsn, @Nullable Long lagBytes, @Nullable StreamingDescriptor streaming,
-			@Nullable SnapshotDescriptor snapshot, Map<String, Object> details) {
+			@Nullable SnapshotDescriptor snapshot, List<BackfillDescriptor> backfills, Map<String, Object> details) {
+	}
+
+	/**
+	 * A backfill of the consumer's.
+	 *
+	 * @param id its id
+	 * @param state {@code PENDING}, {@code RUNNING}, {@code COMPLETED}, {@code CANCELLED}
+	 * or {@code FAILED}
+	 * @param tables its tables
+	 * @param rowsDone rows handled over all tables
+	 * @param rowsEstimated rows the catalog expects, {@code -1} when unknown
+	 * @param progress per table
+	 * @param failure why it failed, or {@code null}
+	 */
+	public record BackfillDescriptor(String id, String state, List<String> tables, long rowsDone, long rowsEstimated,
+			List<TableProgressDescriptor> progress, @Nullable String failure) {
+	}
+
+	/**
+	 * A backfill just started.
+	 *
+	 * @param id its id, as {@code GET /actuator/postlog} shows it
+	 * @param group its consumer group
+	 * @param tables its tables
+	 */
+	public record BackfillStarted(String id, String group, List<String> tables) implements OperationResponseBody {
 	}
 
 	/**

@@ -174,11 +174,20 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 	}
 
 	/**
-	 * Configures the initial snapshot of one consumer: each group snapshots its own
-	 * publication's tables when its slot is created.
+	 * Configures the initial snapshot of one consumer (each group snapshots its own
+	 * publication's tables when its slot is created) and its backfills.
 	 */
 	private void snapshot(ReplicationConsumer.Builder builder) {
 		PostlogProperties.Snapshot snapshot = this.properties.getSnapshot();
+		if (this.properties.getCheckpoint().getStore() != PostlogProperties.CheckpointStore.JDBC
+				&& this.properties.getDecoder() == PostlogProperties.Decoder.PGOUTPUT) {
+			// Backfills are delivered outside sink transactions, which a jdbc store
+			// refuses; their watermarks and chunks are built for pgoutput's stream.
+			builder.backfills(snapshot.getChunkSize())
+				.watermarkTable(TableId.parse(snapshot.getWatermarkTable()))
+				.backfillNewTables(snapshot.backfillsNewTables())
+				.snapshotConnections(this.snapshotConnections);
+		}
 		if (snapshot.getMode() != PostlogProperties.SnapshotMode.INITIAL) {
 			return;
 		}

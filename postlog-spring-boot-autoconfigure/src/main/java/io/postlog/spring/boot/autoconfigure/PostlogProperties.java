@@ -592,6 +592,18 @@ public class PostlogProperties {
 		 */
 		private String markerTable = "postlog_snapshot";
 
+		/**
+		 * Whether the tables that publication mode sync adds at start are backfilled
+		 * while the others stream; default backfill when the mode is initial, else skip.
+		 */
+		private @Nullable NewTables newTables;
+
+		/**
+		 * Table, as schema.table or table (public), whose updates are the backfill
+		 * watermarks before PostgreSQL 14; created and published when needed.
+		 */
+		private String watermarkTable = "postlog_watermark";
+
 		public SnapshotMode getMode() {
 			return this.mode;
 		}
@@ -623,6 +635,43 @@ public class PostlogProperties {
 		public void setMarkerTable(String markerTable) {
 			this.markerTable = markerTable;
 		}
+
+		public @Nullable NewTables getNewTables() {
+			return this.newTables;
+		}
+
+		public void setNewTables(@Nullable NewTables newTables) {
+			this.newTables = newTables;
+		}
+
+		public String getWatermarkTable() {
+			return this.watermarkTable;
+		}
+
+		public void setWatermarkTable(String watermarkTable) {
+			this.watermarkTable = watermarkTable;
+		}
+
+		/**
+		 * Returns whether added tables are backfilled, the default applied.
+		 * @return whether to backfill them
+		 */
+		public boolean backfillsNewTables() {
+			return (this.newTables != null) ? this.newTables == NewTables.BACKFILL : this.mode == SnapshotMode.INITIAL;
+		}
+
+	}
+
+	/**
+	 * What happens to the tables publication mode sync adds at start.
+	 */
+	public enum NewTables {
+
+		/** Backfill them while the other tables stream. */
+		BACKFILL,
+
+		/** Stream their changes from now on only. */
+		SKIP
 
 	}
 

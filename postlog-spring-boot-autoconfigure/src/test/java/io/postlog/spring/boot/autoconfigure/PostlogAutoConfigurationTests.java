@@ -319,12 +319,22 @@ class PostlogAutoConfigurationTests {
 				assertThat(snapshot.getParallelism()).isEqualTo(4);
 				assertThat(snapshot.getChunkSize()).isEqualTo(50_000);
 				assertThat(snapshot.getMarkerTable()).isEqualTo("ops.snapshots");
+				assertThat(snapshot.backfillsNewTables()).isTrue();
+			});
+		this.runner
+			.withPropertyValues("postlog.snapshot.new-tables=backfill", "postlog.snapshot.watermark-table=ops.marks")
+			.run((context) -> {
+				PostlogProperties.Snapshot snapshot = context.getBean(PostlogProperties.class).getSnapshot();
+				assertThat(snapshot.backfillsNewTables()).isTrue();
+				assertThat(snapshot.getWatermarkTable()).isEqualTo("ops.marks");
 			});
 		this.runner.run((context) -> {
 			PostlogProperties.Snapshot snapshot = context.getBean(PostlogProperties.class).getSnapshot();
 			assertThat(snapshot.getParallelism()).isEqualTo(2);
 			assertThat(snapshot.getChunkSize()).isEqualTo(100_000);
 			assertThat(snapshot.getMarkerTable()).isEqualTo("postlog_snapshot");
+			assertThat(snapshot.backfillsNewTables()).isFalse();
+			assertThat(snapshot.getWatermarkTable()).isEqualTo("postlog_watermark");
 		});
 	}
 
@@ -409,7 +419,7 @@ class PostlogAutoConfigurationTests {
 				"postlog.listener.error-handler", "postlog.groups", "postlog.wal2json.allow-insert-only-tables",
 				"postlog.wal2json.numbers-as-strings", "postlog.wal2json.allow-non-finite-as-null",
 				"postlog.pglogical.replication-sets", "postlog.snapshot.parallelism", "postlog.snapshot.chunk-size",
-				"postlog.snapshot.marker-table");
+				"postlog.snapshot.marker-table", "postlog.snapshot.new-tables", "postlog.snapshot.watermark-table");
 		assertThat(properties).filteredOn((p) -> ((String) p.get("name")).startsWith("postlog."))
 			.allSatisfy((p) -> assertThat(p.get("description")).as((String) p.get("name")).isNotNull());
 		List<Map<String, Object>> hints = (List<Map<String, Object>>) metadata.get("hints");
@@ -421,7 +431,8 @@ class PostlogAutoConfigurationTests {
 			.containsExactly("existing", "create-if-missing", "temporary", "owned");
 		assertThat(hints).extracting((h) -> h.get("name"))
 			.contains("postlog.publication.mode", "postlog.decoder", "postlog.snapshot.mode",
-					"postlog.checkpoint.store", "postlog.slot.on-lost", "postlog.listener.error-handler");
+					"postlog.checkpoint.store", "postlog.slot.on-lost", "postlog.listener.error-handler",
+					"postlog.snapshot.new-tables");
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,0 +1,170 @@
+package io.postlog.benchmarks.e2e;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.postlog.Operation;
+import io.postlog.TableId;
+import io.postlog.consumer.Backfill;
+import io.postlog.consumer.ReplicationConsumer;
+import io.postlog.snapshot.ExportedSnapshot;
+import io.postlog.snapshot.SnapshotConnections;
+import io.postlog.snapshot.SnapshotOptions;
+import io.postlog.snapshot.SnapshotReader;
+import io.postlog.types.ValueDecoders;
+import org.postgresql.PGProperty;
+
+/**
+ * A backfill's rate while the stream carries a steady load, against the initial
+ * snapshot's rate, and the latency of the streamed changes with and without the backfill,
+ * in one JVM and run. Per run: the initial snapshot's reader (parallelism 2, the default)
+ * over the table into a counting sink; then a consumer with backfills streaming a small
+ * table into which a writer commits {@code rate} single-row transactions a second,
+ * measured for {@code seconds} without a backfill, then while the whole table is
+ * backfilled. Latency is delivery time minus commit time (one machine, one clock). Prints
+ * {@code RESULT} lines. Arguments:
+ * {@code url= user= table=bench_rows rows= rate=1000 seconds=10 chunk=10000 runs=1}.
+ */
+public final class BackfillLeg {
+
+	private BackfillLeg() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		String url = Tally.arg(args, "url", null);
+		String user = Tally.arg(args, "user", "postgres");
+		String table = Tally.arg(args, "table", "bench_rows");
+		long rows = Long.parseLong(Tally.arg(args, "rows", null));
+		int rate = Integer.parseInt(Tally.arg(args, "rate", "1000"));
+		int seconds = Integer.parseInt(Tally.arg(args, "seconds", "10"));
+		int chunk = Integer.parseInt(Tally.arg(args, "chunk", "10000"));
+		int runs = Integer.parseInt(Tally.arg(args, "runs", "1"));
+		try (Connection connection = DriverManager.getConnection(url, user, null);
+				Statement statement = connection.createStatement()) {
+			statement.execute("CREATE TABLE IF NOT EXISTS bench_stream (id bigint PRIMARY KEY, note text)");
+		}
+		for (int run = 1; run <= runs; run++) {
+			snapshot(url, user, table, rows, run);
+			stream(url, user, table, rows, rate, seconds, chunk, run);
+		}
+	}
+
+	private static void snapshot(String url, String user, String table, long rows, int run) throws Exception {
+		Properties properties = new Properties();
+		PGProperty.USER.set(properties, user);
+		PGProperty.REPLICATION.set(properties, "database");
+		PGProperty.ASSUME_MIN_SERVER_VERSION.set(properties, "10");
+		PGProperty.PREFER_QUERY_MODE.set(properties, "simple");
+		AtomicLong count = new AtomicLong();
+		try (ExportedSnapshot snapshot = ExportedSnapshot.create(DriverManager.getConnection(url, properties),
+				"bench_backfill_snapshot_" + run, true)) {
+			long start = System.nanoTime();
+			new SnapshotReader(SnapshotConnections.of(url, user, null), ValueDecoders.standard()).read(snapshot,
+					List.of(TableId.parse(table)), SnapshotOptions.defaults(), (change) -> count.incrementAndGet());
+			double elapsed = (System.nanoTime() - start) / 1e9;
+			System.out.println(String.format(Locale.ROOT,
+					"RESULT leg=initial-snapshot run=%d rows=%d seconds=%.3f rows_per_s=%.0f", run, count.get(),
+					elapsed, count.get() / elapsed));
+		}
+	}
+
+	private static void stream(String url, String user, String table, long rows, int rate, int seconds, int chunk,
+			int run) throws Exception {
+		List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
+		AtomicLong snapshotRows = new AtomicLong();
+		ReplicationConsumer consumer = ReplicationConsumer.builder()
+			.jdbcUrl(url, user, null)
+			.slotName("bench_backfill_" + run)
+			.publicationName("bench_backfill_pub")
+			.tables(List.of(TableId.parse(table), TableId.parse("bench_stream")))
+			.statusInterval(Duration.ofSeconds(1))
+			.backfills(chunk)
+			.changeHandler((change) -> {
+				if (change.operation() == Operation.SNAPSHOT) {
+					snapshotRows.incrementAndGet();
+				}
+				else if (change.table().name().equals("bench_stream")) {
+					latencies.add(Duration.between(change.commitTime(), Instant.now()).toNanos());
+				}
+			})
+			.build();
+		consumer.start();
+		AtomicBoolean writing = new AtomicBoolean(true);
+		Thread writer = new Thread(() -> write(url, user, rate, writing, run), "bench-backfill-writer");
+		writer.start();
+		try {
+			Thread.sleep(2000);
+			latencies.clear();
+			Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
+			report("stream-only", run, new ArrayList<>(latencies), 0, 0);
+			latencies.clear();
+			long start = System.nanoTime();
+			Backfill backfill = consumer.backfill(List.of(TableId.parse(table)));
+			while (backfill.state() != Backfill.State.COMPLETED) {
+				if (backfill.state() == Backfill.State.FAILED) {
+					throw new IllegalStateException("Backfill failed", backfill.failure());
+				}
+				Thread.sleep(5);
+			}
+			double elapsed = (System.nanoTime() - start) / 1e9;
+			if (snapshotRows.get() < rows / 2) {
+				System.out.println("FAILED leg=backfill rows=" + snapshotRows.get());
+				System.exit(1);
+			}
+			report("stream-during-backfill", run, new ArrayList<>(latencies), snapshotRows.get(), elapsed);
+		}
+		finally {
+			writing.set(false);
+			writer.join();
+			consumer.stop();
+			try (Connection connection = DriverManager.getConnection(url, user, null);
+					Statement statement = connection.createStatement()) {
+				statement.execute("SELECT pg_drop_replication_slot('bench_backfill_" + run + "')");
+				statement.execute("DELETE FROM postlog_backfill");
+			}
+		}
+	}
+
+	private static void write(String url, String user, int rate, AtomicBoolean writing, int run) {
+		try (Connection connection = DriverManager.getConnection(url, user, null);
+				PreparedStatement insert = connection.prepareStatement("INSERT INTO bench_stream VALUES (?, 'x')")) {
+			long id = run * 100_000_000L;
+			long start = System.nanoTime();
+			for (long i = 0; writing.get(); i++) {
+				long wait = start + i * 1_000_000_000L / rate - System.nanoTime();
+				if (wait > 0) {
+					TimeUnit.NANOSECONDS.sleep(wait);
+				}
+				insert.setLong(1, id++);
+				insert.executeUpdate();
+			}
+		}
+		catch (Exception ex) {
+			System.out.println("FAILED leg=writer " + ex);
+			System.exit(1);
+		}
+	}
+
+	private static void report(String leg, int run, List<Long> latencies, long rows, double seconds) {
+		Collections.sort(latencies);
+		double p50 = latencies.isEmpty() ? 0 : latencies.get(latencies.size() / 2) / 1e6;
+		double p99 = latencies.isEmpty() ? 0 : latencies.get((int) (latencies.size() * 0.99)) / 1e6;
+		System.out.println(String.format(Locale.ROOT,
+				"RESULT leg=%s run=%d changes=%d p50_ms=%.1f p99_ms=%.1f backfill_rows=%d backfill_seconds=%.3f"
+						+ " backfill_rows_per_s=%.0f",
+				leg, run, latencies.size(), p50, p99, rows, seconds, (seconds > 0) ? rows / seconds : 0));
+	}
+
+}

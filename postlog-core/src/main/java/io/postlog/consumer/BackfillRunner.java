@@ -1,0 +1,474 @@
+package io.postlog.consumer;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import io.postlog.TableId;
+import io.postlog.admin.PgErrors;
+import io.postlog.snapshot.BackfillChunk;
+import io.postlog.snapshot.BackfillReader;
+import io.postlog.snapshot.BackfillRefusedException;
+import io.postlog.snapshot.BackfillTable;
+import io.postlog.snapshot.SnapshotReadException;
+import io.postlog.types.ValueDecoders;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The body of the backfill thread: runs backfills one after the other, table by table,
+ * chunk by chunk. Per chunk: announce it to the {@link BackfillWindow}, write the low
+ * watermark, read the chunk, hand its rows over, write the high watermark, wait until the
+ * window delivered it and every subscription finished it, then record the progress. A
+ * lost connection or a chunk that did not come through (a reconnect of the stream, the
+ * slot held by another process) redoes the chunk with new watermarks; what cannot succeed
+ * by retrying fails the backfill, never the consumer. Thread-safe: {@link #submit} and
+ * {@link #stop} may be called from any thread.
+ */
+final class BackfillRunner implements Runnable {
+
+	private static final Logger logger = LoggerFactory.getLogger(BackfillRunner.class);
+
+	/** How long a chunk may take to come through the stream before it is redone. */
+	private static final Duration CHUNK_TIMEOUT = Duration.ofSeconds(60);
+
+	private static final Duration PROGRESS_LOG_INTERVAL = Duration.ofSeconds(5);
+
+	private final ConsumerConfig config;
+
+	private final BackfillSettings settings;
+
+	private final BackfillWindow window;
+
+	private final AckWindow ackWindow;
+
+	private final ConsumerStates states;
+
+	private final Watermarks watermarks;
+
+	private final BackfillStore store;
+
+	private final BackfillReader reader;
+
+	private final boolean binary;
+
+	private final LinkedBlockingQueue<Queued> queue = new LinkedBlockingQueue<>();
+
+	private final Map<String, Backfill> backfills = new ConcurrentHashMap<>();
+
+	private volatile boolean stopped;
+
+	private @Nullable Connection connection;
+
+	private long lastLog;
+
+	BackfillRunner(ConsumerConfig config, BackfillSettings settings, BackfillWindow window, AckWindow ackWindow,
+			ConsumerStates states, ValueDecoders decoders, int serverVersion, boolean binary) {
+		this.config = config;
+		this.settings = settings;
+		this.window = window;
+		this.ackWindow = ackWindow;
+		this.states = states;
+		this.watermarks = new Watermarks(serverVersion, settings.watermarkTable(), config.slotName());
+		this.store = new BackfillStore(settings.progressTable(), config.slotName());
+		this.reader = new BackfillReader(decoders, serverVersion);
+		this.binary = binary;
+	}
+
+	/**
+	 * Checks the tables (each must exist, be published and have a key) and records a new
+	 * backfill of them, which runs once those before it are done.
+	 * @throws io.postlog.snapshot.KeylessTableException if a table has no key
+	 * @throws BackfillRefusedException if a table cannot be backfilled otherwise
+	 * @throws SnapshotReadException if a table does not exist or is not published, or the
+	 * progress cannot be recorded
+	 */
+	Backfill submit(Collection<TableId> tables) {
+		List<TableId> distinct = new ArrayList<>(new LinkedHashSet<>(tables));
+		if (distinct.isEmpty()) {
+			throw new IllegalArgumentException("A backfill needs at least one table");
+		}
+		Backfill backfill = new Backfill(UUID.randomUUID().toString(), distinct);
+		try (Connection planning = this.settings.readers().connect()) {
+			planning.setAutoCommit(true);
+			List<BackfillTable> planned = new ArrayList<>();
+			for (int i = 0; i < distinct.size(); i++) {
+				BackfillTable table = this.reader.plan(planning, distinct.get(i), this.config.publicationName());
+				backfill.progressed(i, 0, table.estimatedRows(), false);
+				planned.add(table);
+			}
+			this.store.create(planning);
+			this.watermarks.prepare(planning, this.config.publicationName());
+			this.store.insert(planning, backfill);
+			// From here on no update of these tables may reach a subscription unmerged.
+			planned.forEach((table) -> this.window.activate(table, this.reader));
+		}
+		catch (SQLException ex) {
+			throw new SnapshotReadException(
+					"Could not record a backfill of " + distinct + " for slot " + this.config.slotName(), null, null,
+					ex);
+		}
+		enqueue(backfill, null);
+		logger.info("Backfill {} of {} for slot {} recorded", backfill.id(), distinct, this.config.slotName());
+		return backfill;
+	}
+
+	List<Backfill> backfills() {
+		return List.copyOf(this.backfills.values());
+	}
+
+	void stop() {
+		this.stopped = true;
+	}
+
+	private void enqueue(Backfill backfill, BackfillStore.@Nullable Stored stored) {
+		this.backfills.put(backfill.id(), backfill);
+		this.queue.add(new Queued(backfill, stored));
+	}
+
+	@Override
+	public void run() {
+		try {
+			resume();
+			while (!this.stopped) {
+				Queued next = this.queue.poll(100, TimeUnit.MILLISECONDS);
+				if (next != null) {
+					run(next);
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			// Only the consumer's stop interrupts this thread.
+		}
+		finally {
+			closeConnection();
+		}
+	}
+
+	/** Queues the backfills a previous run of this slot left unfinished. */
+	private void resume() throws InterruptedException {
+		for (int attempt = 1; !this.stopped; attempt++) {
+			try (Connection loading = this.settings.readers().connect()) {
+				loading.setAutoCommit(true);
+				this.store.create(loading);
+				for (BackfillStore.Stored stored : this.store.unfinished(loading)) {
+					if (this.backfills.containsKey(stored.id)) {
+						// Submitted by this consumer as it started (its new tables).
+						continue;
+					}
+					Backfill backfill = new Backfill(stored.id, stored.tables);
+					for (int i = 0; i < stored.tables.size(); i++) {
+						backfill.progressed(i, stored.rows.get(i), -1, stored.done.get(i));
+						if (!stored.done.get(i)) {
+							activate(loading, stored.tables.get(i));
+						}
+					}
+					logger.info("Backfill {} of {} for slot {} resumes", backfill.id(), backfill.tables(),
+							this.config.slotName());
+					enqueue(backfill, stored);
+				}
+				return;
+			}
+			catch (SQLException ex) {
+				Duration backOff = this.config.retryPolicy().backOff(attempt);
+				logger.warn("Could not read the backfills of slot {} (retrying in {} ms): {}", this.config.slotName(),
+						backOff.toMillis(), ex.getClass().getName() + " " + ex.getSQLState());
+				Thread.sleep(backOff.toMillis());
+			}
+		}
+	}
+
+	/**
+	 * Merges a resumed table's updates at once, before the stream delivers any; a table
+	 * that cannot be planned now fails its backfill when it is read.
+	 */
+	private void activate(Connection connection, TableId table) {
+		try {
+			this.window.activate(this.reader.plan(connection, table, this.config.publicationName()), this.reader);
+		}
+		catch (SQLException | RuntimeException ex) {
+			logger.debug("Backfill table {} of slot {} not planned on resuming", table, this.config.slotName(), ex);
+		}
+	}
+
+	private void run(Queued queued) throws InterruptedException {
+		Backfill backfill = queued.backfill;
+		backfill.moveTo(Backfill.State.RUNNING, null);
+		try {
+			for (int i = 0; i < backfill.tables().size(); i++) {
+				if (backfill.tableDone(i)) {
+					continue;
+				}
+				List<String> after = (queued.stored != null) ? queued.stored.after.get(i) : null;
+				if (!table(backfill, i, after)) {
+					if (backfill.cancelRequested() && !this.stopped) {
+						cancelled(backfill);
+					}
+					return;
+				}
+			}
+			backfill.moveTo(Backfill.State.COMPLETED, null);
+			logger.info("Backfill {} of {} for slot {} completed: {} rows", backfill.id(), backfill.tables(),
+					this.config.slotName(), backfill.rowsDone());
+		}
+		catch (RuntimeException ex) {
+			// A refusal, a value that does not decode, a table gone: retrying cannot
+			// help.
+			failed(backfill, ex);
+		}
+	}
+
+	/**
+	 * Backfills one table to its end.
+	 * @return whether it got there (else the backfill was cancelled, or the consumer
+	 * stops)
+	 */
+	private boolean table(Backfill backfill, int ordinal, @Nullable List<String> resumeAfter)
+			throws InterruptedException {
+		TableId tableId = backfill.tables().get(ordinal);
+		BackfillTable table = withConnection(backfill,
+				(c) -> this.reader.plan(c, tableId, this.config.publicationName()));
+		if (table == null) {
+			return false;
+		}
+		this.window.activate(table, this.reader);
+		try {
+			List<String> after = resumeAfter;
+			long rows = backfill.tableRows(ordinal);
+			backfill.progressed(ordinal, rows, table.estimatedRows(), false);
+			logger.info("Backfill {} reads {} for slot {} ({} rows estimated)", backfill.id(), tableId,
+					this.config.slotName(), table.estimatedRows());
+			for (int chunkNumber = 0;; chunkNumber++) {
+				ChunkOutcome outcome = chunk(backfill, table, after, chunkNumber);
+				if (outcome == null) {
+					return false;
+				}
+				rows += outcome.rows;
+				boolean last = outcome.rows < this.settings.chunkSize();
+				List<String> position = (outcome.lastKey != null) ? outcome.lastKey : after;
+				long done = rows;
+				Boolean saved = withConnection(backfill, (c) -> {
+					this.store.save(c, backfill.id(), ordinal, position, done, last);
+					return true;
+				});
+				if (saved == null) {
+					return false;
+				}
+				backfill.progressed(ordinal, rows, table.estimatedRows(), last);
+				after = position;
+				logProgress(backfill, last);
+				if (last) {
+					return true;
+				}
+			}
+		}
+		finally {
+			if (backfill.tableDone(ordinal)) {
+				this.window.deactivate(tableId);
+			}
+		}
+	}
+
+	/**
+	 * Reads and delivers one chunk, redoing it until it came through.
+	 * @return what it held, or {@code null} if cancelled or stopping
+	 */
+	private @Nullable ChunkOutcome chunk(Backfill backfill, BackfillTable table, @Nullable List<String> after,
+			int chunkNumber) throws InterruptedException {
+		for (int attempt = 1;; attempt++) {
+			if (!awaitStreaming(backfill)) {
+				return null;
+			}
+			String token = backfill.id() + "/" + chunkNumber + "/"
+					+ HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+			BackfillWindow.Chunk chunk = this.window.open(token, table);
+			try {
+				BackfillChunk rows = withConnection(backfill, (c) -> {
+					this.watermarks.write(c, chunk.low());
+					BackfillChunk read = this.reader.read(c, table, after, this.settings.chunkSize(), this.binary);
+					if (!read.rows().isEmpty()) {
+						chunk.rows(read);
+						this.watermarks.write(c, chunk.high());
+					}
+					return read;
+				});
+				if (rows == null) {
+					chunk.abandon();
+					return null;
+				}
+				if (rows.rows().isEmpty()) {
+					return new ChunkOutcome(0, null);
+				}
+				if (awaitSettled(backfill, chunk)) {
+					return new ChunkOutcome(chunk.deliveredRows() + chunk.droppedRows(), rows.lastKey());
+				}
+				if (backfill.cancelRequested() || this.stopped) {
+					return null;
+				}
+				logger.info(
+						"Backfill {}: chunk {} of {} did not come through the stream of slot {} in time; "
+								+ "reading it again (attempt {})",
+						backfill.id(), chunkNumber + 1, table.table(), this.config.slotName(), attempt + 1);
+			}
+			finally {
+				this.window.close(chunk);
+			}
+		}
+	}
+
+	/**
+	 * Waits until the window delivered the chunk and every subscription finished it.
+	 * @return {@code false} if it did not within the timeout (the chunk is dropped), or
+	 * the backfill was cancelled or the consumer stops
+	 */
+	private boolean awaitSettled(Backfill backfill, BackfillWindow.Chunk chunk) throws InterruptedException {
+		long deadline = System.nanoTime() + CHUNK_TIMEOUT.toNanos();
+		boolean delivered = false;
+		while (!delivered) {
+			delivered = chunk.awaitDelivered(50, TimeUnit.MILLISECONDS);
+			if (!delivered
+					&& (this.stopped || backfill.cancelRequested() || ended() || System.nanoTime() - deadline > 0)) {
+				if (chunk.abandon()) {
+					return false;
+				}
+			}
+		}
+		while (!this.ackWindow.settled(chunk.entries())) {
+			if (this.stopped || ended()) {
+				return false;
+			}
+			Thread.sleep(5);
+		}
+		return true;
+	}
+
+	/** Waits while the stream does not run. */
+	private boolean awaitStreaming(Backfill backfill) throws InterruptedException {
+		while (true) {
+			if (this.stopped) {
+				return false;
+			}
+			if (backfill.cancelRequested()) {
+				return false;
+			}
+			ConsumerState state = this.states.get();
+			if (state == ConsumerState.RUNNING || state == ConsumerState.RETRYING) {
+				return true;
+			}
+			if (ended()) {
+				return false;
+			}
+			Thread.sleep(50);
+		}
+	}
+
+	private boolean ended() {
+		ConsumerState state = this.states.get();
+		return state == ConsumerState.FAILED || state == ConsumerState.STOPPED;
+	}
+
+	private void cancelled(Backfill backfill) throws InterruptedException {
+		Boolean deleted = withConnection(null, (c) -> {
+			this.store.delete(c, backfill.id());
+			return true;
+		});
+		if (deleted != null) {
+			backfill.moveTo(Backfill.State.CANCELLED, null);
+			logger.info("Backfill {} of {} for slot {} cancelled after {} rows", backfill.id(), backfill.tables(),
+					this.config.slotName(), backfill.rowsDone());
+		}
+	}
+
+	private void failed(Backfill backfill, RuntimeException cause) throws InterruptedException {
+		logger.error("Backfill {} of {} for slot {} failed: {}", backfill.id(), backfill.tables(),
+				this.config.slotName(), DeliveryContract.describe(cause));
+		withConnection(null, (c) -> {
+			this.store.delete(c, backfill.id());
+			return true;
+		});
+		backfill.moveTo(Backfill.State.FAILED, cause);
+	}
+
+	/**
+	 * Runs work on the runner's connection, reconnecting after connection failures with
+	 * the retry policy's back-off, as long as the consumer runs.
+	 * @return the work's result, or {@code null} if the consumer stops or the backfill
+	 * was cancelled first
+	 */
+	private <T> @Nullable T withConnection(@Nullable Backfill backfill, Work<T> work) throws InterruptedException {
+		for (int attempt = 1;; attempt++) {
+			if (this.stopped || (backfill != null && backfill.cancelRequested())) {
+				return null;
+			}
+			try {
+				if (this.connection == null) {
+					this.connection = this.settings.readers().connect();
+					this.connection.setAutoCommit(true);
+				}
+				return work.run(this.connection);
+			}
+			catch (SQLException ex) {
+				closeConnection();
+				boolean connectionLost = PgErrors.isConnectionFailure(ex);
+				if (!connectionLost && !this.config.retryPolicy().canRetry(attempt)) {
+					throw new SnapshotReadException("A backfill of slot " + this.config.slotName() + " failed", null,
+							null, ex);
+				}
+				Duration backOff = this.config.retryPolicy().backOff(attempt);
+				logger.warn("Backfill of slot {} retrying in {} ms after {} (SQLState {})", this.config.slotName(),
+						backOff.toMillis(), ex.getClass().getName(), ex.getSQLState());
+				Thread.sleep(backOff.toMillis());
+			}
+		}
+	}
+
+	private void closeConnection() {
+		Connection current = this.connection;
+		this.connection = null;
+		if (current != null) {
+			try {
+				current.close();
+			}
+			catch (SQLException ex) {
+				logger.debug("Closing the backfill connection failed", ex);
+			}
+		}
+	}
+
+	private void logProgress(Backfill backfill, boolean force) {
+		long now = System.nanoTime();
+		if (force || now - this.lastLog > PROGRESS_LOG_INTERVAL.toNanos()) {
+			this.lastLog = now;
+			logger.info("Backfill {} for slot {}: {} of {} rows", backfill.id(), this.config.slotName(),
+					backfill.rowsDone(), backfill.rowsEstimated());
+		}
+	}
+
+	@FunctionalInterface
+	private interface Work<T> {
+
+		T run(Connection connection) throws SQLException, InterruptedException;
+
+	}
+
+	private record Queued(Backfill backfill, BackfillStore.@Nullable Stored stored) {
+
+	}
+
+	private record ChunkOutcome(long rows, @Nullable List<String> lastKey) {
+
+	}
+
+}

@@ -1,0 +1,38 @@
+package io.postlog.consumer;
+
+import java.util.Objects;
+
+import io.postlog.TableId;
+import io.postlog.admin.PgIdentifiers;
+import io.postlog.snapshot.SnapshotConnections;
+
+/**
+ * How a consumer backfills tables while it streams, checked when it is built.
+ *
+ * @param chunkSize the most rows one chunk holds ({@code postlog.snapshot.chunk-size})
+ * @param watermarkTable the table whose updates are the watermarks before PostgreSQL 14
+ * ({@code postlog.snapshot.watermark-table}); created and published when missing
+ * @param progressTable the table each backfill's progress is recorded in, created when
+ * missing
+ * @param readers opens the ordinary connections chunks are read on
+ * @param newTables whether the tables publication mode {@code SYNC} adds at start are
+ * backfilled ({@code postlog.snapshot.new-tables=backfill})
+ */
+record BackfillSettings(int chunkSize, TableId watermarkTable, TableId progressTable, SnapshotConnections readers,
+		boolean newTables) {
+
+	static final TableId DEFAULT_WATERMARK_TABLE = TableId.parse("postlog_watermark");
+
+	static final TableId DEFAULT_PROGRESS_TABLE = TableId.parse("postlog_backfill");
+
+	BackfillSettings {
+		if (chunkSize < 1) {
+			throw new ReplicationConsumerException(
+					"Invalid consumer configuration: backfill chunk size (at least 1), not " + chunkSize);
+		}
+		PgIdentifiers.quote(watermarkTable);
+		PgIdentifiers.quote(progressTable);
+		Objects.requireNonNull(readers, "readers");
+	}
+
+}

@@ -1,0 +1,142 @@
+package io.postlog.consumer;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.postlog.TableId;
+import io.postlog.admin.PgIdentifiers;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Where backfills record their progress: one row per slot, backfill and table, holding
+ * the text of the last key delivered and acknowledged, the rows done and whether the
+ * table is done. Written after each chunk every subscription finished, so a restart
+ * resumes at the next chunk; a chunk whose progress was not written yet is read again.
+ * Stateless; callers pass the connection.
+ */
+final class BackfillStore {
+
+	private final TableId table;
+
+	private final String quoted;
+
+	private final String slotName;
+
+	BackfillStore(TableId table, String slotName) {
+		this.table = table;
+		this.quoted = PgIdentifiers.quote(table);
+		this.slotName = slotName;
+	}
+
+	TableId table() {
+		return this.table;
+	}
+
+	void create(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement()) {
+			statement.execute("CREATE TABLE IF NOT EXISTS " + this.quoted + " (slot_name text NOT NULL,"
+					+ " backfill_id text NOT NULL, ordinal int NOT NULL, table_schema text NOT NULL,"
+					+ " table_name text NOT NULL, after_key text[], rows_done bigint NOT NULL DEFAULT 0,"
+					+ " done boolean NOT NULL DEFAULT false, updated_at timestamptz NOT NULL DEFAULT now(),"
+					+ " PRIMARY KEY (slot_name, backfill_id, ordinal))");
+		}
+	}
+
+	void insert(Connection connection, Backfill backfill) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + this.quoted
+				+ " (slot_name, backfill_id, ordinal, table_schema, table_name) VALUES (?, ?, ?, ?, ?)")) {
+			for (int i = 0; i < backfill.tables().size(); i++) {
+				TableId table = backfill.tables().get(i);
+				statement.setString(1, this.slotName);
+				statement.setString(2, backfill.id());
+				statement.setInt(3, i);
+				statement.setString(4, table.schema());
+				statement.setString(5, table.name());
+				statement.addBatch();
+			}
+			statement.executeBatch();
+		}
+	}
+
+	/**
+	 * Returns the slot's backfills with a table not done yet, oldest first.
+	 */
+	List<Stored> unfinished(Connection connection) throws SQLException {
+		Map<String, Stored> backfills = new LinkedHashMap<>();
+		try (PreparedStatement statement = connection.prepareStatement("SELECT backfill_id, table_schema, table_name,"
+				+ " after_key, rows_done, done FROM " + this.quoted + " WHERE slot_name = ? AND backfill_id IN"
+				+ " (SELECT backfill_id FROM " + this.quoted + " WHERE slot_name = ? AND NOT done)"
+				+ " ORDER BY (SELECT min(updated_at) FROM " + this.quoted + " o WHERE o.slot_name = ?"
+				+ " AND o.backfill_id = " + this.quoted + ".backfill_id), backfill_id, ordinal")) {
+			statement.setString(1, this.slotName);
+			statement.setString(2, this.slotName);
+			statement.setString(3, this.slotName);
+			try (ResultSet row = statement.executeQuery()) {
+				while (row.next()) {
+					Stored stored = backfills.computeIfAbsent(row.getString(1), Stored::new);
+					stored.tables.add(new TableId(row.getString(2), row.getString(3)));
+					Array key = row.getArray(4);
+					stored.after.add((key != null) ? Arrays.asList((String[]) key.getArray()) : null);
+					stored.rows.add(row.getLong(5));
+					stored.done.add(row.getBoolean(6));
+				}
+			}
+		}
+		return new ArrayList<>(backfills.values());
+	}
+
+	void save(Connection connection, String backfillId, int ordinal, @Nullable List<String> after, long rows,
+			boolean done) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(
+				"UPDATE " + this.quoted + " SET after_key = ?, rows_done = ?, done = ?, updated_at = now()"
+						+ " WHERE slot_name = ? AND backfill_id = ? AND ordinal = ?")) {
+			statement.setArray(1, (after != null) ? connection.createArrayOf("text", after.toArray()) : null);
+			statement.setLong(2, rows);
+			statement.setBoolean(3, done);
+			statement.setString(4, this.slotName);
+			statement.setString(5, backfillId);
+			statement.setInt(6, ordinal);
+			statement.executeUpdate();
+		}
+	}
+
+	void delete(Connection connection, String backfillId) throws SQLException {
+		try (PreparedStatement statement = connection
+			.prepareStatement("DELETE FROM " + this.quoted + " WHERE slot_name = ? AND backfill_id = ?")) {
+			statement.setString(1, this.slotName);
+			statement.setString(2, backfillId);
+			statement.executeUpdate();
+		}
+	}
+
+	/**
+	 * A backfill as recorded.
+	 */
+	static final class Stored {
+
+		final String id;
+
+		final List<TableId> tables = new ArrayList<>();
+
+		final List<@Nullable List<String>> after = new ArrayList<>();
+
+		final List<Long> rows = new ArrayList<>();
+
+		final List<Boolean> done = new ArrayList<>();
+
+		Stored(String id) {
+			this.id = id;
+		}
+
+	}
+
+}

@@ -1,0 +1,444 @@
+package io.postlog.consumer;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import io.postlog.Change;
+import io.postlog.LogicalMessage;
+import io.postlog.Lsn;
+import io.postlog.Operation;
+import io.postlog.Row;
+import io.postlog.TableId;
+import io.postlog.UnchangedToast;
+import io.postlog.snapshot.BackfillChunk;
+import io.postlog.snapshot.BackfillReader;
+import io.postlog.snapshot.BackfillRow;
+import io.postlog.snapshot.BackfillTable;
+import io.postlog.snapshot.SnapshotConnections;
+import io.postlog.snapshot.SnapshotReadException;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The stream side of backfills (the DBLog watermark algorithm), on the delivery thread,
+ * in front of the {@link Dispatcher}. For the chunk being read it records the key (and
+ * transaction) of every streamed change of its table from the moment the chunk is
+ * announced; the low watermark marks where its window opens, the high watermark where it
+ * closes. At the commit of the high watermark's transaction, in stream order, the chunk's
+ * rows go to the subscriptions as {@code SNAPSHOT} changes through
+ * {@link Dispatcher#snapshot}, but for those whose key a streamed change won over: one
+ * committed after the low watermark, or one the read did not see (the read's snapshot
+ * decides that, which covers a transaction whose commit is in the WAL before the low
+ * watermark but was not yet visible when the chunk was read). A chunk row's lane is the
+ * one a streamed change of its key takes, so each key keeps its order on lanes.
+ * <p>
+ * TOAST: an update that does not resend a TOASTed value would give a subscription an
+ * {@link UnchangedToast} for a row it may never have been given whole (its chunk row not
+ * read yet, or dropped because that update won). While a table is being backfilled, such
+ * an update is merged before it is delivered: the values it did not resend are read from
+ * the table by key. That is the value the update left or a later one (whose own change
+ * follows in the stream), never an earlier one; a row gone meanwhile has its delete
+ * coming, and the update is left out. Merging instead of delivering the full row first
+ * keeps one change per change, and needs no chunk row, which may not exist yet.
+ * <p>
+ * Watermarks and changes of postlog's backfill tables never reach a subscription. Not
+ * thread-safe but for {@link #open}, {@link #activate} and {@link #deactivate}.
+ */
+final class BackfillWindow {
+
+	private static final Logger logger = LoggerFactory.getLogger(BackfillWindow.class);
+
+	private static final int BATCH = 256;
+
+	private static final Object TRUNCATED = new Object();
+
+	private final ConsumerConfig config;
+
+	private final Dispatcher dispatcher;
+
+	private final @Nullable Watermarks watermarks;
+
+	private final @Nullable TableId progressTable;
+
+	private final @Nullable SnapshotConnections readers;
+
+	private final int batchSize;
+
+	private final Map<TableId, BackfillTable> active = new ConcurrentHashMap<>();
+
+	private volatile @Nullable Chunk current;
+
+	private volatile @Nullable BackfillReader reader;
+
+	private @Nullable Connection merging;
+
+	private long openXid;
+
+	BackfillWindow(ConsumerConfig config, Dispatcher dispatcher, @Nullable Watermarks watermarks,
+			@Nullable BackfillSettings settings) {
+		this.config = config;
+		this.dispatcher = dispatcher;
+		this.watermarks = watermarks;
+		this.progressTable = (settings != null) ? settings.progressTable() : null;
+		this.readers = (settings != null) ? settings.readers() : null;
+		this.batchSize = Math.min(BATCH, config.maxTransactionChanges());
+	}
+
+	/**
+	 * Marks a table as being backfilled: its updates are merged from then on.
+	 * Thread-safe.
+	 */
+	void activate(BackfillTable table, BackfillReader reader) {
+		this.reader = reader;
+		this.active.put(table.table(), table);
+	}
+
+	/** Ends {@link #activate}. Thread-safe. */
+	void deactivate(TableId table) {
+		this.active.remove(table);
+	}
+
+	/**
+	 * Announces a chunk: its table's changes are recorded from now on. Thread-safe.
+	 * @return the chunk, which the runner gives its rows and waits on
+	 */
+	Chunk open(String token, BackfillTable table) {
+		Chunk chunk = new Chunk(token, table);
+		this.current = chunk;
+		return chunk;
+	}
+
+	/** Forgets the chunk announced, if it is this one. Thread-safe. */
+	void close(Chunk chunk) {
+		if (this.current == chunk) {
+			this.current = null;
+		}
+	}
+
+	void deliver(Event event) throws InterruptedException {
+		Chunk chunk = this.current;
+		if (event instanceof Event.Begin begin) {
+			this.openXid = begin.xid();
+			this.dispatcher.deliver(event);
+			return;
+		}
+		if (event instanceof Event.ChangeArrived arrived) {
+			Change change = arrived.change();
+			if (this.watermarks != null && this.watermarks.isWatermark(change)) {
+				if (chunk != null) {
+					watermark(chunk, this.watermarks.token(change), change.commitLsn());
+				}
+				return;
+			}
+			if (change.table().equals(this.progressTable)) {
+				return;
+			}
+			if (chunk != null && change.table().equals(chunk.table.table())) {
+				chunk.record(change, this.openXid);
+			}
+			Event.ChangeArrived delivered = merged(arrived);
+			if (delivered != null) {
+				this.dispatcher.deliver(delivered);
+			}
+			return;
+		}
+		if (event instanceof Event.MessageArrived arrived) {
+			String token = Watermarks.token(arrived.message());
+			if (token == null) {
+				this.dispatcher.deliver(event);
+			}
+			else if (chunk != null && arrived.message().transactional()) {
+				watermark(chunk, token, arrived.message().lsn());
+			}
+			return;
+		}
+		this.dispatcher.deliver(event);
+		Event.Commit commit = (Event.Commit) event;
+		if (chunk != null && chunk.highSeen) {
+			deliverChunk(chunk, commit);
+		}
+	}
+
+	private void watermark(Chunk chunk, @Nullable String token, Lsn lsn) {
+		if (token == null) {
+			return;
+		}
+		if (token.equals(chunk.low())) {
+			chunk.lowSeen = true;
+		}
+		else if (token.equals(chunk.high())) {
+			if (!chunk.lowSeen) {
+				logger.debug("High watermark of backfill chunk {} without its low one", chunk.token);
+			}
+			chunk.highSeen = true;
+		}
+	}
+
+	private void deliverChunk(Chunk chunk, Event.Commit commit) throws InterruptedException {
+		chunk.highSeen = false;
+		synchronized (chunk) {
+			if (chunk.abandoned) {
+				return;
+			}
+			chunk.delivering = true;
+		}
+		// The runner gives the chunk its rows before it writes the high watermark.
+		while (!chunk.read.await(50, TimeUnit.MILLISECONDS)) {
+			if (chunk.abandoned) {
+				return;
+			}
+		}
+		BackfillChunk rows = chunk.rows;
+		List<AckWindow.Entry> entries = new ArrayList<>();
+		List<Event.ChangeArrived> batch = new ArrayList<>(this.batchSize);
+		Lsn point = commit.commitLsn();
+		Instant time = commit.commitTime();
+		String idPrefix = this.config.slotName() + "/" + point + "/backfill/";
+		int index = 0;
+		int dropped = 0;
+		for (BackfillRow row : rows.rows()) {
+			if (chunk.wonOver(row.key(), rows)) {
+				dropped++;
+				continue;
+			}
+			Change change = new Change(Operation.SNAPSHOT, chunk.table.table(), null, row.row(), 0L, point, time, index,
+					idPrefix + index);
+			index++;
+			batch.add(new Event.ChangeArrived(change, row.route(), row.route(), size(row.row())));
+			if (batch.size() >= this.batchSize) {
+				entries.add(this.dispatcher.snapshot(batch, point, time));
+				batch = new ArrayList<>(this.batchSize);
+			}
+		}
+		if (!batch.isEmpty()) {
+			entries.add(this.dispatcher.snapshot(batch, point, time));
+		}
+		chunk.delivered(entries, index, dropped);
+	}
+
+	/**
+	 * Fills in the values an update did not resend, while its table is being backfilled.
+	 * @return the change to deliver, or {@code null} to leave it out (the row is gone)
+	 */
+	private Event.@Nullable ChangeArrived merged(Event.ChangeArrived arrived) {
+		Change change = arrived.change();
+		Row after = change.after();
+		if (change.operation() != Operation.UPDATE || after == null || this.active.isEmpty()) {
+			return arrived;
+		}
+		BackfillTable table = this.active.get(change.table());
+		if (table == null) {
+			return arrived;
+		}
+		List<String> missing = new ArrayList<>();
+		for (String column : after.columns()) {
+			if (after.isUnchangedToast(column)) {
+				missing.add(column);
+			}
+		}
+		if (missing.isEmpty()) {
+			return arrived;
+		}
+		List<@Nullable Object> key = table.keyOf(after);
+		if (key == null) {
+			key = table.keyOf(change.before());
+		}
+		if (key == null) {
+			return arrived;
+		}
+		@Nullable Object[] current = current(table, key, missing);
+		if (current == null) {
+			logger.debug("Slot {}: an update of {} whose row is gone is left out; its delete follows",
+					this.config.slotName(), change.table());
+			return null;
+		}
+		List<String> columns = after.columns();
+		@Nullable Object[] values = new Object[columns.size()];
+		int next = 0;
+		for (int i = 0; i < columns.size(); i++) {
+			String column = columns.get(i);
+			values[i] = after.isUnchangedToast(column) ? current[next++] : after.get(column);
+		}
+		Change filled = new Change(change.operation(), change.table(), change.before(),
+				Row.ofOwned(Row.columns(columns), values), change.xid(), change.commitLsn(), change.commitTime(),
+				change.index(), change.id());
+		return new Event.ChangeArrived(filled, arrived.route(), arrived.previousRoute(), arrived.bytes());
+	}
+
+	private @Nullable Object @Nullable [] current(BackfillTable table, List<@Nullable Object> key,
+			List<String> columns) {
+		BackfillReader backfillReader = this.reader;
+		SnapshotConnections connections = this.readers;
+		if (backfillReader == null || connections == null) {
+			throw new IllegalStateException("No backfill reader");
+		}
+		try {
+			if (this.merging == null) {
+				this.merging = connections.connect();
+			}
+			return backfillReader.current(this.merging, table, key, columns);
+		}
+		catch (SQLException ex) {
+			closeConnection();
+			throw new SnapshotReadException(
+					"Could not read the TOASTed values an update of " + table.table() + " did not resend",
+					table.table(), null, ex);
+		}
+	}
+
+	/** Closes the connection merges read on; on the delivery thread as it ends. */
+	void closeConnection() {
+		Connection connection = this.merging;
+		this.merging = null;
+		if (connection != null) {
+			try {
+				connection.close();
+			}
+			catch (SQLException ex) {
+				logger.debug("Closing the backfill merge connection failed", ex);
+			}
+		}
+	}
+
+	/** About the bytes a row holds, which bounds what lanes queue. */
+	private static int size(Row row) {
+		long bytes = 16;
+		for (Object value : row.asMap().values()) {
+			bytes += (value instanceof String text) ? 2L * text.length()
+					: (value instanceof byte[] binary) ? binary.length : 16;
+		}
+		return (int) Math.min(Integer.MAX_VALUE, bytes);
+	}
+
+	/**
+	 * One chunk between its announcement and its delivery: its rows, given by the runner
+	 * before it writes the high watermark, and what the delivery thread recorded.
+	 */
+	static final class Chunk {
+
+		final String token;
+
+		final BackfillTable table;
+
+		final CountDownLatch read = new CountDownLatch(1);
+
+		private final CountDownLatch done = new CountDownLatch(1);
+
+		volatile BackfillChunk rows;
+
+		/**
+		 * Per key the streamed changes since the announcement: xid, and after the low.
+		 */
+		private final Map<Object, List<long[]>> changed = new HashMap<>();
+
+		private boolean lowSeen;
+
+		private boolean highSeen;
+
+		private volatile boolean abandoned;
+
+		private boolean delivering;
+
+		private volatile List<AckWindow.Entry> entries = List.of();
+
+		private volatile int deliveredRows;
+
+		private volatile int droppedRows;
+
+		Chunk(String token, BackfillTable table) {
+			this.token = token;
+			this.table = table;
+		}
+
+		String low() {
+			return this.token + "/low";
+		}
+
+		String high() {
+			return this.token + "/high";
+		}
+
+		void rows(BackfillChunk rows) {
+			this.rows = rows;
+			this.read.countDown();
+		}
+
+		private void record(Change change, long xid) {
+			long[] seen = { xid, this.lowSeen ? 1 : 0 };
+			if (change.operation() == Operation.TRUNCATE) {
+				this.changed.computeIfAbsent(TRUNCATED, (k) -> new ArrayList<>()).add(seen);
+				return;
+			}
+			List<@Nullable Object> after = this.table.keyOf(change.after());
+			if (after != null) {
+				this.changed.computeIfAbsent(after, (k) -> new ArrayList<>()).add(seen);
+			}
+			List<@Nullable Object> before = this.table.keyOf(change.before());
+			if (before != null && !before.equals(after)) {
+				this.changed.computeIfAbsent(before, (k) -> new ArrayList<>()).add(seen);
+			}
+		}
+
+		private boolean wonOver(List<@Nullable Object> key, BackfillChunk rows) {
+			return won(this.changed.get(key), rows) || won(this.changed.get(TRUNCATED), rows);
+		}
+
+		private static boolean won(@Nullable List<long[]> changes, BackfillChunk rows) {
+			if (changes == null) {
+				return false;
+			}
+			for (long[] change : changes) {
+				if (change[1] == 1 || !rows.visibility().sees(change[0])) {
+					return true;
+				}
+			}
+			return false;
+		}
+
+		private void delivered(List<AckWindow.Entry> entries, int rows, int dropped) {
+			this.entries = List.copyOf(entries);
+			this.deliveredRows = rows;
+			this.droppedRows = dropped;
+			this.done.countDown();
+		}
+
+		/**
+		 * Drops the chunk unless its delivery began. Thread-safe.
+		 * @return whether it was dropped
+		 */
+		synchronized boolean abandon() {
+			if (this.delivering) {
+				return false;
+			}
+			this.abandoned = true;
+			return true;
+		}
+
+		boolean awaitDelivered(long timeout, TimeUnit unit) throws InterruptedException {
+			return this.done.await(timeout, unit);
+		}
+
+		List<AckWindow.Entry> entries() {
+			return this.entries;
+		}
+
+		int deliveredRows() {
+			return this.deliveredRows;
+		}
+
+		int droppedRows() {
+			return this.droppedRows;
+		}
+
+	}
+
+}

@@ -1,0 +1,127 @@
+package io.postlog.consumer;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+import io.postlog.Change;
+import io.postlog.LogicalMessage;
+import io.postlog.Row;
+import io.postlog.TableId;
+import io.postlog.admin.PgIdentifiers;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The low and high watermarks that open and close a backfill chunk's window in the
+ * stream. On PostgreSQL 14 and later a watermark is a transactional logical decoding
+ * message with prefix {@value #PREFIX} (no table needed); before 14 it is an upsert of
+ * the slot's row in the watermark table, which must therefore be published (it is created
+ * and added to the publication when missing). Either way it is its own transaction, and
+ * it reaches the stream at that transaction's commit. Stateless but for its names;
+ * callers pass the connection.
+ */
+final class Watermarks {
+
+	/** The prefix of watermark messages, which no subscription is ever given. */
+	static final String PREFIX = "postlog.watermark";
+
+	static final int MESSAGES_VERSION = 140000;
+
+	private final boolean messages;
+
+	private final TableId table;
+
+	private final String slotName;
+
+	Watermarks(int serverVersion, TableId table, String slotName) {
+		this.messages = serverVersion >= MESSAGES_VERSION;
+		this.table = table;
+		this.slotName = slotName;
+	}
+
+	/**
+	 * Before 14: creates the watermark table when missing and adds it to the publication
+	 * when the publication does not publish it.
+	 */
+	void prepare(Connection connection, String publication) throws SQLException {
+		if (this.messages) {
+			return;
+		}
+		String quoted = PgIdentifiers.quote(this.table);
+		try (Statement statement = connection.createStatement()) {
+			statement.execute("CREATE TABLE IF NOT EXISTS " + quoted
+					+ " (slot_name text PRIMARY KEY, mark text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())");
+		}
+		try (PreparedStatement statement = connection.prepareStatement("SELECT p.puballtables, EXISTS (SELECT 1 FROM"
+				+ " pg_catalog.pg_publication_tables t WHERE t.pubname = p.pubname AND t.schemaname = ?"
+				+ " AND t.tablename = ?) FROM pg_catalog.pg_publication p WHERE p.pubname = ?")) {
+			statement.setString(1, this.table.schema());
+			statement.setString(2, this.table.name());
+			statement.setString(3, publication);
+			try (ResultSet row = statement.executeQuery()) {
+				if (!row.next() || row.getBoolean(1) || row.getBoolean(2)) {
+					return;
+				}
+			}
+		}
+		try (Statement statement = connection.createStatement()) {
+			statement.execute(
+					"ALTER PUBLICATION " + PgIdentifiers.quote("publication", publication) + " ADD TABLE " + quoted);
+		}
+	}
+
+	/**
+	 * Writes a watermark in a transaction of its own.
+	 * @param connection a connection in autocommit mode
+	 * @param token the watermark's token
+	 */
+	void write(Connection connection, String token) throws SQLException {
+		connection.setAutoCommit(true);
+		if (this.messages) {
+			try (PreparedStatement statement = connection
+				.prepareStatement("SELECT pg_catalog.pg_logical_emit_message(true, '" + PREFIX + "', ?)")) {
+				statement.setString(1, token);
+				statement.execute();
+			}
+			return;
+		}
+		try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + PgIdentifiers.quote(this.table)
+				+ " (slot_name, mark) VALUES (?, ?) ON CONFLICT (slot_name) DO UPDATE SET mark = EXCLUDED.mark,"
+				+ " updated_at = now()")) {
+			statement.setString(1, this.slotName);
+			statement.setString(2, token);
+			statement.executeUpdate();
+		}
+	}
+
+	/**
+	 * Returns a watermark message's token.
+	 * @return the token, or {@code null} for another message
+	 */
+	static @Nullable String token(LogicalMessage message) {
+		return PREFIX.equals(message.prefix()) ? new String(message.content(), StandardCharsets.UTF_8) : null;
+	}
+
+	/**
+	 * Returns whether a change is of the watermark table, which no subscription is given.
+	 */
+	boolean isWatermark(Change change) {
+		return change.table().equals(this.table);
+	}
+
+	/**
+	 * Returns the token a watermark table change carries for this slot.
+	 * @return the token, or {@code null} for another slot's watermark
+	 */
+	@Nullable String token(Change change) {
+		Row after = change.after();
+		if (after == null || !this.slotName.equals(after.get("slot_name"))) {
+			return null;
+		}
+		return (after.get("mark") instanceof String mark) ? mark : null;
+	}
+
+}

@@ -1,0 +1,377 @@
+package io.postlog.snapshot;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import io.postlog.Row;
+import io.postlog.TableId;
+import io.postlog.admin.PgIdentifiers;
+import io.postlog.types.ValueDecodingException;
+import io.postlog.types.ValueDecoders;
+import org.jspecify.annotations.Nullable;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyOut;
+
+/**
+ * Reads a table for a backfill while the stream runs: one chunk at a time, in key order
+ * after the last key read, each in a short read-only transaction of its own with binary
+ * or text {@code COPY} (the stream's format, so that values decode and keys hash exactly
+ * as the stream's do). A chunk read also reports which transactions its snapshot saw, and
+ * waits out the moment in which a transaction's commit is in the WAL but not yet visible
+ * (it retries when a transaction in progress for the snapshot has already committed). SQL
+ * holds quoted catalog names, numbers and, for the key to read on from, the key's own
+ * text as string literals ({@code standard_conforming_strings} on): no other text.
+ * Stateless; the connection is the caller's and used by one thread at a time.
+ */
+public final class BackfillReader {
+
+	private static final int VISIBILITY_ATTEMPTS = 50;
+
+	private final ValueDecoders decoders;
+
+	private final int serverVersion;
+
+	/**
+	 * Creates a reader.
+	 * @param decoders the value decoders, the stream's
+	 * @param serverVersion the server's {@code server_version_num}
+	 */
+	public BackfillReader(ValueDecoders decoders, int serverVersion) {
+		this.decoders = decoders;
+		this.serverVersion = serverVersion;
+	}
+
+	/**
+	 * Reads a table's catalog: its published columns and its key.
+	 * @param connection an ordinary connection
+	 * @param table the table
+	 * @param publication the publication whose column list and row filter apply, or
+	 * {@code null}
+	 * @return the table
+	 * @throws KeylessTableException if it has no primary key and no replica identity
+	 * index
+	 * @throws BackfillRefusedException if it is partitioned
+	 * @throws SnapshotReadException if it does not exist or is not published
+	 * @throws SQLException if the catalog cannot be read
+	 */
+	public BackfillTable plan(Connection connection, TableId table, @Nullable String publication) throws SQLException {
+		SnapshotOptions options = SnapshotOptions.defaults().withPublication(publication);
+		TablePlan plan = new TablePlanner(connection, this.serverVersion, this.decoders, options).plan(table, false);
+		if (plan.partitioned) {
+			throw new BackfillRefusedException(table,
+					"Table " + table + " is partitioned; backfill its partitions, whose changes the stream carries");
+		}
+		char identity = 'd';
+		List<String> keyNames = new ArrayList<>();
+		List<String> keyTypes = new ArrayList<>();
+		try (PreparedStatement statement = connection.prepareStatement("SELECT c.relreplident, a.attname,"
+				+ " pg_catalog.format_type(a.atttypid, NULL) FROM pg_catalog.pg_class c"
+				+ " LEFT JOIN pg_catalog.pg_index i ON i.indrelid = c.oid"
+				+ " AND CASE c.relreplident WHEN 'i' THEN i.indisreplident ELSE i.indisprimary END"
+				+ " LEFT JOIN LATERAL unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, n) ON true"
+				+ " LEFT JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum"
+				+ " WHERE c.oid = ? ORDER BY k.n")) {
+			statement.setLong(1, plan.oid);
+			try (ResultSet row = statement.executeQuery()) {
+				while (row.next()) {
+					identity = row.getString(1).charAt(0);
+					if (row.getString(2) != null) {
+						keyNames.add(row.getString(2));
+						keyTypes.add(row.getString(3));
+					}
+				}
+			}
+		}
+		if (keyNames.isEmpty()) {
+			throw new KeylessTableException(table);
+		}
+		int[] positions = new int[keyNames.size()];
+		for (int i = 0; i < positions.length; i++) {
+			positions[i] = plan.columnNames.indexOf(keyNames.get(i));
+			if (positions[i] < 0) {
+				throw new BackfillRefusedException(table, "Key column '" + keyNames.get(i) + "' of table " + table
+						+ " is not published (outside the publication's column list)");
+			}
+		}
+		return new BackfillTable(plan, positions, keyTypes, identity == 'd' || identity == 'i');
+	}
+
+	/**
+	 * Reads the next chunk: at most {@code limit} rows after {@code after}, in key order.
+	 * @param connection an ordinary connection in autocommit mode; left in it
+	 * @param table the table
+	 * @param after the key to read on from, in its text form, or {@code null} from the
+	 * start
+	 * @param limit the most rows
+	 * @param binary whether to read binary values (as a binary stream sends them)
+	 * @return the chunk
+	 * @throws SnapshotReadException if a value does not decode
+	 * @throws SQLException if the read fails
+	 */
+	public BackfillChunk read(Connection connection, BackfillTable table, @Nullable List<String> after, int limit,
+			boolean binary) throws SQLException, InterruptedException {
+		TablePlan plan = table.plan;
+		String sql = chunkSql(table, after, limit, binary);
+		for (int attempt = 1;; attempt++) {
+			begin(connection);
+			boolean done = false;
+			try {
+				ReadVisibility visibility = visibility(connection);
+				if (visibility == null && attempt < VISIBILITY_ATTEMPTS) {
+					// A transaction committed but is not visible yet: its commit may lie
+					// before the low watermark, so this snapshot could miss it.
+					end(connection);
+					done = true;
+					Thread.sleep(Math.min(attempt, 10));
+					continue;
+				}
+				if (visibility == null) {
+					throw new SnapshotReadException("Transactions committed before the backfill read of table "
+							+ plan.table + " stayed invisible to it", plan.table, null, null);
+				}
+				BackfillChunk chunk = copy(connection, table, sql, binary, visibility);
+				end(connection);
+				done = true;
+				return chunk;
+			}
+			finally {
+				if (!done) {
+					rollback(connection);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Reads the current values of some columns of one row, by key: what an update that
+	 * did not resend a TOASTed value left it at (or a later value).
+	 * @param connection an ordinary connection in autocommit mode; left in it
+	 * @param table the table
+	 * @param key the row's key, as {@link BackfillTable#keyOf} gives it
+	 * @param columns the columns to read
+	 * @return the values in the order of {@code columns}, or {@code null} if the row no
+	 * longer exists
+	 * @throws SQLException if the read fails
+	 */
+	public @Nullable Object @Nullable [] current(Connection connection, BackfillTable table, List<@Nullable Object> key,
+			List<String> columns) throws SQLException {
+		TablePlan plan = table.plan;
+		StringBuilder sql = new StringBuilder("SELECT ");
+		int[] positions = new int[columns.size()];
+		for (int i = 0; i < columns.size(); i++) {
+			positions[i] = plan.columnNames.indexOf(columns.get(i));
+			if (positions[i] < 0) {
+				throw new IllegalArgumentException("Column '" + columns.get(i) + "' is not published");
+			}
+			sql.append((i > 0) ? ", " : "").append(PgIdentifiers.quote("column", columns.get(i))).append("::text");
+		}
+		sql.append(" FROM ").append(PgIdentifiers.quote(plan.table)).append(" WHERE ");
+		for (int i = 0; i < table.keyPositions.length; i++) {
+			// The type name is the catalog's own format_type text.
+			sql.append((i > 0) ? " AND " : "")
+				.append(PgIdentifiers.quote("column", plan.columnNames.get(table.keyPositions[i])))
+				.append(" = CAST(? AS ")
+				.append(table.keyTypes.get(i))
+				.append(")");
+		}
+		begin(connection);
+		boolean done = false;
+		try (PreparedStatement statement = connection.prepareStatement(sql.toString())) {
+			for (int i = 0; i < key.size(); i++) {
+				Object value = key.get(i);
+				statement.setObject(i + 1,
+						(value instanceof java.nio.ByteBuffer buffer) ? bytes(buffer) : parameter(value));
+			}
+			@Nullable Object[] values = null;
+			try (ResultSet row = statement.executeQuery()) {
+				if (row.next()) {
+					values = new Object[positions.length];
+					for (int i = 0; i < positions.length; i++) {
+						String text = row.getString(i + 1);
+						values[i] = (text != null)
+								? decode(plan, positions[i], text.getBytes(StandardCharsets.UTF_8), false, "a row")
+								: null;
+					}
+				}
+			}
+			end(connection);
+			done = true;
+			return values;
+		}
+		finally {
+			if (!done) {
+				rollback(connection);
+			}
+		}
+	}
+
+	private static @Nullable Object parameter(@Nullable Object value) {
+		// Values pgjdbc cannot bind by type go as text, which the CAST reads.
+		if (value == null || value instanceof Number || value instanceof String || value instanceof Boolean
+				|| value instanceof java.util.UUID || value instanceof java.time.temporal.Temporal) {
+			return (value instanceof java.time.OffsetDateTime || value instanceof java.time.OffsetTime
+					|| value instanceof java.util.UUID) ? value.toString() : value;
+		}
+		return value.toString();
+	}
+
+	private static byte[] bytes(java.nio.ByteBuffer buffer) {
+		byte[] bytes = new byte[buffer.remaining()];
+		buffer.duplicate().get(bytes);
+		return bytes;
+	}
+
+	String chunkSql(BackfillTable table, @Nullable List<String> after, int limit, boolean binary) {
+		TablePlan plan = table.plan;
+		List<String> keys = new ArrayList<>();
+		for (int position : table.keyPositions) {
+			keys.add(PgIdentifiers.quote("column", plan.columnNames.get(position)));
+		}
+		StringBuilder sql = new StringBuilder("COPY (SELECT ");
+		for (String key : keys) {
+			sql.append(key).append("::text, ");
+		}
+		for (int i = 0; i < plan.columnNames.size(); i++) {
+			sql.append((i > 0) ? ", " : "").append(PgIdentifiers.quote("column", plan.columnNames.get(i)));
+		}
+		sql.append(" FROM ").append(PgIdentifiers.quote(plan.table));
+		List<String> conditions = new ArrayList<>();
+		if (plan.rowFilter != null) {
+			conditions.add("(" + plan.rowFilter + ")");
+		}
+		if (after != null) {
+			if (after.size() != keys.size()) {
+				throw new IllegalArgumentException("A key of " + keys.size() + " columns, not " + after.size());
+			}
+			List<String> literals = new ArrayList<>();
+			for (String value : after) {
+				literals.add(literal(value));
+			}
+			conditions.add("(" + String.join(", ", keys) + ") > (" + String.join(", ", literals) + ")");
+			if (keys.size() == 1) {
+				conditions.set(conditions.size() - 1, keys.get(0) + " > " + literals.get(0));
+			}
+		}
+		if (!conditions.isEmpty()) {
+			sql.append(" WHERE ").append(String.join(" AND ", conditions));
+		}
+		// Qualified, as the key's text in the select list has the key column's name.
+		String qualifier = PgIdentifiers.quote(plan.table) + ".";
+		sql.append(" ORDER BY ")
+			.append(qualifier)
+			.append(String.join(", " + qualifier, keys))
+			.append(" LIMIT ")
+			.append(limit);
+		sql.append(") TO STDOUT (FORMAT ").append(binary ? "binary" : "text").append(")");
+		return sql.toString();
+	}
+
+	/**
+	 * Quotes a key's text as a string literal; with standard conforming strings only the
+	 * quote needs doubling.
+	 */
+	static String literal(String value) {
+		if (value.indexOf('\0') >= 0) {
+			throw new IllegalArgumentException("A key's text holds NUL");
+		}
+		return "'" + value.replace("'", "''") + "'";
+	}
+
+	private BackfillChunk copy(Connection connection, BackfillTable table, String sql, boolean binary,
+			ReadVisibility visibility) throws SQLException {
+		TablePlan plan = table.plan;
+		CopyOut copy = connection.unwrap(PGConnection.class).getCopyAPI().copyOut(sql);
+		CopyRows copyRows = CopyRows.of(new CopyInput(copy::readFromCopy), binary);
+		int keys = table.keyPositions.length;
+		byte[][] fields = new byte[keys + plan.columnNames.size()][];
+		List<BackfillRow> rows = new ArrayList<>();
+		List<String> lastKey = null;
+		String where = "a backfill chunk";
+		while (copyRows.next(fields)) {
+			@Nullable Object[] values = new Object[plan.columnNames.size()];
+			for (int i = 0; i < values.length; i++) {
+				byte[] field = fields[keys + i];
+				values[i] = (field != null) ? decode(plan, i, field, binary, where) : null;
+			}
+			List<@Nullable Object> key = new ArrayList<>(keys);
+			for (int position : table.keyPositions) {
+				key.add(BackfillTable.keyValue(values[position]));
+			}
+			int route = plan.table.hashCode();
+			if (table.routesByKey) {
+				for (int position : table.hashPositions) {
+					byte[] field = fields[keys + position];
+					route = 31 * route + ((field != null) ? Arrays.hashCode(field) : 0);
+				}
+			}
+			rows.add(new BackfillRow(Row.ofOwned(plan.columns, values), key, route));
+			List<String> text = new ArrayList<>(keys);
+			for (int i = 0; i < keys; i++) {
+				text.add(new String(fields[i], StandardCharsets.UTF_8));
+			}
+			lastKey = text;
+		}
+		return new BackfillChunk(rows, lastKey, visibility);
+	}
+
+	private @Nullable Object decode(TablePlan plan, int column, byte[] field, boolean binary, String where) {
+		try {
+			return binary ? plan.decoders[column].decodeBinary(field) : plan.decoders[column].decodeText(field);
+		}
+		catch (RuntimeException ex) {
+			boolean valueFree = ex instanceof ValueDecodingException;
+			throw new SnapshotReadException(
+					"Cannot decode column '" + plan.columnNames.get(column) + "' of table " + plan.table + " (type OID "
+							+ Integer.toUnsignedString(plan.typeOids[column]) + ") in " + where
+							+ (valueFree ? "" : ": decoder failed with " + ex.getClass().getName()),
+					plan.table, where, valueFree ? ex : null);
+		}
+	}
+
+	/**
+	 * Returns what the transaction's snapshot sees, or {@code null} when a transaction it
+	 * holds in progress has committed already.
+	 */
+	private static @Nullable ReadVisibility visibility(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement();
+				ResultSet row = statement.executeQuery("SELECT txid_current_snapshot()::text, EXISTS (SELECT 1 FROM"
+						+ " txid_snapshot_xip(txid_current_snapshot()) x WHERE txid_status(x) = 'committed')")) {
+			row.next();
+			return row.getBoolean(2) ? null : ReadVisibility.parse(row.getString(1));
+		}
+	}
+
+	private void begin(Connection connection) throws SQLException {
+		connection.setAutoCommit(true);
+		try (Statement statement = connection.createStatement()) {
+			statement.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+			statement.execute("SET LOCAL application_name = 'postlog-backfill'; SET LOCAL statement_timeout = 0;"
+					+ " SET LOCAL standard_conforming_strings = on; SET LOCAL DateStyle = 'ISO, MDY';"
+					+ " SET LOCAL IntervalStyle = 'postgres'; SET LOCAL extra_float_digits = 3;"
+					+ " SET LOCAL bytea_output = 'hex'; SET LOCAL lc_monetary = 'C'; SET LOCAL TimeZone = 'UTC'");
+		}
+	}
+
+	private static void end(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement()) {
+			statement.execute("COMMIT");
+		}
+	}
+
+	private static void rollback(Connection connection) {
+		try (Statement statement = connection.createStatement()) {
+			statement.execute("ROLLBACK");
+		}
+		catch (SQLException ex) {
+			// The connection is likely gone; its owner finds out on the next use.
+		}
+	}
+
+}

@@ -1,0 +1,116 @@
+package io.postlog.snapshot;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+import io.postlog.Row;
+import io.postlog.TableId;
+import io.postlog.UnchangedToast;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A table as a backfill reads it: the columns pgoutput publishes (as for an initial
+ * snapshot), the key it pages through in index order, and how the stream routes its
+ * changes to lanes, so that a chunk row takes the lane a streamed change of its key does.
+ * Keys are compared as decoded values ({@code byte[]} wrapped so that equal bytes are
+ * equal keys). Immutable; thread-safe.
+ */
+public final class BackfillTable {
+
+	final TablePlan plan;
+
+	/** The key columns' positions among the plan's columns, in index order. */
+	final int[] keyPositions;
+
+	/** The same positions in column order, which is how the stream hashes a key. */
+	final int[] hashPositions;
+
+	/** Each key column's type as {@code format_type} names it, in index order. */
+	final List<String> keyTypes;
+
+	final boolean routesByKey;
+
+	BackfillTable(TablePlan plan, int[] keyPositions, List<String> keyTypes, boolean routesByKey) {
+		this.plan = plan;
+		this.keyPositions = keyPositions.clone();
+		this.hashPositions = keyPositions.clone();
+		Arrays.sort(this.hashPositions);
+		this.keyTypes = List.copyOf(keyTypes);
+		this.routesByKey = routesByKey;
+	}
+
+	/**
+	 * Returns the table.
+	 * @return the table
+	 */
+	public TableId table() {
+		return this.plan.table;
+	}
+
+	/**
+	 * Returns the columns a chunk row holds, in table order.
+	 * @return the column names
+	 */
+	public List<String> columns() {
+		return this.plan.columnNames;
+	}
+
+	/**
+	 * Returns the key columns, in the key's index order.
+	 * @return the key column names
+	 */
+	public List<String> keyColumns() {
+		List<String> names = new ArrayList<>(this.keyPositions.length);
+		for (int position : this.keyPositions) {
+			names.add(this.plan.columnNames.get(position));
+		}
+		return Collections.unmodifiableList(names);
+	}
+
+	/**
+	 * Returns the rows the catalog expects.
+	 * @return the estimate, or {@code -1} when the table was never vacuumed or analyzed
+	 */
+	public long estimatedRows() {
+		return this.plan.estimatedRows;
+	}
+
+	/**
+	 * Returns the key of a row that holds the key columns: a streamed change's row after
+	 * it, or its row before it (a delete's key, an update's old key).
+	 * @param row the row
+	 * @return the key, or {@code null} if the row lacks a key column or holds an
+	 * unchanged TOASTed value for one
+	 */
+	public @Nullable List<@Nullable Object> keyOf(@Nullable Row row) {
+		if (row == null) {
+			return null;
+		}
+		List<@Nullable Object> key = new ArrayList<>(this.keyPositions.length);
+		for (int position : this.keyPositions) {
+			String column = this.plan.columnNames.get(position);
+			if (!row.contains(column)) {
+				return null;
+			}
+			Object value = row.get(column);
+			if (value instanceof UnchangedToast) {
+				return null;
+			}
+			key.add(keyValue(value));
+		}
+		return key;
+	}
+
+	static @Nullable Object keyValue(@Nullable Object value) {
+		return (value instanceof byte[] bytes) ? ByteBuffer.wrap(bytes) : value;
+	}
+
+	@Override
+	public String toString() {
+		return "BackfillTable[" + this.plan.table + ", key " + keyColumns() + "]";
+	}
+
+}

@@ -1,0 +1,431 @@
+package io.postlog.consumer;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.postlog.Change;
+import io.postlog.LogicalMessage;
+import io.postlog.Lsn;
+import io.postlog.Operation;
+import io.postlog.Row;
+import io.postlog.TableId;
+import io.postlog.snapshot.KeylessTableException;
+import io.postlog.test.PostgresDatabase;
+import io.postlog.test.PostgresTest;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Backfills while streaming on a real server: a table of 100,000 rows backfilled while a
+ * writer updates, deletes and inserts at about 500 transactions a second, through a
+ * subscription on lanes (the read model equals the table, streamed changes keep arriving
+ * during the backfill, no watermark reaches a subscription); TOASTed rows updated in
+ * another column while they are backfilled (no update ever carries an
+ * {@code UnchangedToast} for a row the subscription was not given whole, and the big
+ * column ends equal to the table's); a keyless table refused; a cancelled backfill.
+ */
+@PostgresTest
+@Tag("matrix")
+class BackfillIntegrationTests {
+
+	static final int ROWS = Integer.getInteger("postlog.backfill.proof.rows", 100_000);
+
+	private static final long SENTINEL = -1;
+
+	private final List<ReplicationConsumer> consumers = new ArrayList<>();
+
+	@AfterEach
+	void stopConsumers() {
+		this.consumers.forEach(ReplicationConsumer::stop);
+	}
+
+	@Test
+	void backfillWhileWritingEqualsTheTableAndTheStreamKeepsFlowing(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE bf_orders (id bigint PRIMARY KEY, a int NOT NULL, b text)",
+				"INSERT INTO bf_orders SELECT g, g % 1000, md5(g::text) FROM generate_series(1, " + ROWS + ") g",
+				"ANALYZE bf_orders");
+		Map<Long, List<Object>> model = new ConcurrentHashMap<>();
+		AtomicLong snapshotRows = new AtomicLong();
+		AtomicLong streamedDuring = new AtomicLong();
+		AtomicBoolean backfilling = new AtomicBoolean();
+		List<String> prefixes = new CopyOnWriteArrayList<>();
+		Set<String> tablesSeen = ConcurrentHashMap.newKeySet();
+		ReplicationConsumer.Builder builder = builder(database, "bf_slot", "bf_orders", 5000)
+			.subscribe(Subscription.onChange("model", (change) -> {
+				tablesSeen.add(change.table().name());
+				if (change.operation() == Operation.SNAPSHOT) {
+					snapshotRows.incrementAndGet();
+				}
+				else if (backfilling.get()) {
+					streamedDuring.incrementAndGet();
+				}
+				apply(model, change);
+			}).withConcurrency(4));
+		if (database.serverVersion() >= 140000) {
+			// Watermarks are logical messages there: none may reach a message
+			// subscription.
+			builder.subscribe(
+					Subscription.onMessage("messages", (LogicalMessage message) -> prefixes.add(message.prefix())));
+		}
+		ReplicationConsumer consumer = start(builder);
+		await().atMost(Duration.ofMinutes(1)).until(() -> consumer.state() == ConsumerState.RUNNING);
+		Writer writer = new Writer(database, "bf_orders", ROWS);
+		writer.start();
+		Backfill backfill;
+		try {
+			Thread.sleep(300);
+			backfilling.set(true);
+			backfill = consumer.backfill(List.of(TableId.parse("bf_orders")));
+			assertThat(backfill.tables()).containsExactly(TableId.parse("bf_orders"));
+			// The catalog's estimate, scaled to the table's size now.
+			assertThat(backfill.rowsEstimated()).isBetween(ROWS * 9L / 10, ROWS * 11L / 10);
+			await().atMost(Duration.ofMinutes(2)).until(() -> backfill.state() == Backfill.State.COMPLETED);
+			backfilling.set(false);
+			Thread.sleep(300);
+		}
+		finally {
+			writer.stop();
+		}
+		database.execute("INSERT INTO bf_orders VALUES (" + SENTINEL + ", 0, 'last')");
+		await().atMost(Duration.ofMinutes(1)).until(() -> model.containsKey(SENTINEL));
+		System.out.println("[measure] backfill of " + backfill.rowsDone() + " rows (" + snapshotRows.get()
+				+ " delivered), " + streamedDuring.get() + " streamed changes during it, " + writer.commits
+				+ " writer commits; server " + database.serverVersion());
+		assertThat(streamedDuring.get()).as("streamed changes during the backfill").isGreaterThan(100);
+		assertThat(snapshotRows.get()).as("SNAPSHOT rows").isBetween(ROWS / 2L, ROWS + writer.commits);
+		assertThat(backfill.rowsDone()).isGreaterThanOrEqualTo(snapshotRows.get());
+		assertThat(prefixes).doesNotContain("postlog.watermark");
+		// Before 14 the watermarks are rows of postlog_watermark, published too.
+		assertThat(tablesSeen).containsOnly("bf_orders");
+		assertThat(consumer.backfills()).containsExactly(backfill);
+		model.remove(SENTINEL);
+		database.execute("DELETE FROM bf_orders WHERE id = " + SENTINEL);
+		assertThat(differences(model, table(database, "bf_orders"))).as("read model against the table").isEmpty();
+		assertThat(progressRows(database, "bf_slot")).containsExactly(backfill.id() + " done");
+	}
+
+	@Test
+	void toastedRowsUpdatedDuringTheBackfillAreNeverGivenAsUnchangedToast(PostgresDatabase database) throws Exception {
+		int rows = 400;
+		database.execute("CREATE TABLE bf_big (id bigint PRIMARY KEY, a int NOT NULL, b text)",
+				"ALTER TABLE bf_big ALTER COLUMN b SET STORAGE EXTERNAL",
+				"INSERT INTO bf_big SELECT g, 0, (SELECT string_agg(md5(g::text || i::text), '') FROM "
+						+ "generate_series(1, 640) i) FROM generate_series(1, " + rows + ") g",
+				"ANALYZE bf_big");
+		Map<Long, List<Object>> model = new ConcurrentHashMap<>();
+		List<String> violations = new CopyOnWriteArrayList<>();
+		AtomicLong unchangedSeen = new AtomicLong();
+		// Before the backfill was asked for, the subscription had no way to a whole row.
+		AtomicReference<Lsn> requested = new AtomicReference<>(Lsn.of(-1));
+		ReplicationConsumer consumer = start(builder(database, "bf_big_slot", "bf_big", 25).changeHandler((change) -> {
+			Row after = change.after();
+			if (after != null && after.isUnchangedToast("b")) {
+				unchangedSeen.incrementAndGet();
+				Long id = after.get("id", Long.class);
+				List<Object> kept = model.get(id);
+				if (kept == null && change.commitLsn().isAfter(requested.get())) {
+					violations.add(change.operation() + " of id " + id + " at " + change.commitLsn());
+				}
+				if (kept != null) {
+					model.put(id, Arrays.asList(after.get("a"), kept.get(1)));
+				}
+				return;
+			}
+			apply(model, change);
+		}));
+		await().atMost(Duration.ofMinutes(1)).until(() -> consumer.state() == ConsumerState.RUNNING);
+		Writer writer = new Writer(database, "bf_big", rows).updatesOnly();
+		writer.start();
+		Backfill backfill;
+		try {
+			Thread.sleep(300);
+			backfill = consumer.backfill(List.of(TableId.parse("bf_big")));
+			requested.set(currentLsn(database));
+			await().atMost(Duration.ofMinutes(2)).until(() -> backfill.state() == Backfill.State.COMPLETED);
+		}
+		finally {
+			writer.stop();
+		}
+		database.execute("UPDATE bf_big SET a = -1 WHERE id = 1");
+		await().atMost(Duration.ofMinutes(1)).until(() -> {
+			List<Object> first = model.get(1L);
+			return first != null && Integer.valueOf(-1).equals(first.get(0));
+		});
+		// After the backfill the stream sends unchanged TOAST again: the row was given
+		// whole.
+		assertThat(unchangedSeen.get()).as("updates with the big column unchanged after the backfill").isPositive();
+		System.out.println("[measure] TOAST backfill of " + backfill.rowsDone() + " rows with " + writer.commits
+				+ " updates; server " + database.serverVersion());
+		assertThat(writer.commits).as("updates during the backfill").isGreaterThan(50);
+		assertThat(violations).isEmpty();
+		assertThat(differences(model, table(database, "bf_big"))).as("read model against the table").isEmpty();
+	}
+
+	@Test
+	void aDeployThatAddsATableBackfillsItWhileTheOtherTablesStream(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE bf_other (id bigint PRIMARY KEY, a int NOT NULL, b text)",
+				"CREATE TABLE bf_added (id bigint PRIMARY KEY, a int NOT NULL, b text)",
+				"INSERT INTO bf_added SELECT g, g % 1000, md5(g::text) FROM generate_series(1, 50000) g",
+				"ANALYZE bf_added");
+		Map<Long, List<Object>> other = new ConcurrentHashMap<>();
+		ReplicationConsumer before = start(builder(database, "bf_deploy_slot", "bf_other", 5000)
+			.publicationMode(io.postlog.admin.PublicationMode.SYNC)
+			.changeHandler((change) -> apply(other, change)));
+		await().atMost(Duration.ofMinutes(1)).until(() -> before.state() == ConsumerState.RUNNING);
+		Writer writer = new Writer(database, "bf_other", 0);
+		writer.start();
+		Map<Long, List<Object>> added = new ConcurrentHashMap<>();
+		AtomicLong addedSnapshots = new AtomicLong();
+		AtomicLong otherDuring = new AtomicLong();
+		ReplicationConsumer after;
+		try {
+			Thread.sleep(500);
+			before.stop();
+			// The deploy: the same slot, a listener on one more table.
+			after = start(builder(database, "bf_deploy_slot", "bf_other", 5000)
+				.tables(List.of(TableId.parse("bf_other"), TableId.parse("bf_added")))
+				.publicationMode(io.postlog.admin.PublicationMode.SYNC)
+				.backfillNewTables(true)
+				.changeHandler((change) -> {
+					if (change.table().name().equals("bf_added")) {
+						if (change.operation() == Operation.SNAPSHOT) {
+							addedSnapshots.incrementAndGet();
+						}
+						apply(added, change);
+					}
+					else {
+						if (addedSnapshots.get() > 0 && addedSnapshots.get() < 50000) {
+							otherDuring.incrementAndGet();
+						}
+						apply(other, change);
+					}
+				}));
+			await().atMost(Duration.ofMinutes(2))
+				.until(() -> !after.backfills().isEmpty()
+						&& after.backfills().get(0).state() == Backfill.State.COMPLETED);
+			Thread.sleep(300);
+		}
+		finally {
+			writer.stop();
+		}
+		database.execute("INSERT INTO bf_other VALUES (" + SENTINEL + ", 0, 'last')");
+		await().atMost(Duration.ofMinutes(1)).until(() -> other.containsKey(SENTINEL));
+		other.remove(SENTINEL);
+		database.execute("DELETE FROM bf_other WHERE id = " + SENTINEL);
+		System.out.println("[measure] deploy backfill of bf_added: " + addedSnapshots.get() + " SNAPSHOT rows, "
+				+ otherDuring.get() + " changes of bf_other during it; server " + database.serverVersion());
+		assertThat(after.backfills().get(0).tables()).containsExactly(TableId.parse("bf_added"));
+		assertThat(addedSnapshots.get()).isEqualTo(50000);
+		assertThat(otherDuring.get()).as("other table's changes during the backfill").isPositive();
+		assertThat(differences(added, table(database, "bf_added"))).isEmpty();
+		assertThat(differences(other, table(database, "bf_other"))).as("nothing lost of the other table").isEmpty();
+	}
+
+	@Test
+	void aKeylessTableIsRefused(PostgresDatabase database) {
+		database.execute("CREATE TABLE bf_keyless (k int, v text)", "ALTER TABLE bf_keyless REPLICA IDENTITY FULL");
+		ReplicationConsumer consumer = start(
+				builder(database, "bf_keyless_slot", "bf_keyless", 100).changeHandler((change) -> {
+				}));
+		await().atMost(Duration.ofMinutes(1)).until(() -> consumer.state() == ConsumerState.RUNNING);
+		assertThatExceptionOfType(KeylessTableException.class)
+			.isThrownBy(() -> consumer.backfill(List.of(TableId.parse("bf_keyless"))))
+			.withMessageContaining("public.bf_keyless")
+			.withMessageContaining("no primary key and no replica identity index");
+		assertThat(consumer.backfills()).isEmpty();
+	}
+
+	@Test
+	void aCancelledBackfillDeliversNothingMoreAndIsForgotten(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE bf_cancel (id int PRIMARY KEY, v text)",
+				"INSERT INTO bf_cancel SELECT g, md5(g::text) FROM generate_series(1, 20000) g");
+		AtomicLong snapshotRows = new AtomicLong();
+		ReplicationConsumer consumer = start(
+				builder(database, "bf_cancel_slot", "bf_cancel", 100).changeHandler((change) -> {
+					if (change.operation() == Operation.SNAPSHOT) {
+						snapshotRows.incrementAndGet();
+						Thread.sleep(1);
+					}
+				}));
+		await().atMost(Duration.ofMinutes(1)).until(() -> consumer.state() == ConsumerState.RUNNING);
+		Backfill backfill = consumer.backfill(List.of(TableId.parse("bf_cancel")));
+		await().atMost(Duration.ofMinutes(1)).until(() -> snapshotRows.get() > 300);
+		backfill.cancel();
+		await().atMost(Duration.ofMinutes(1)).until(() -> backfill.state() == Backfill.State.CANCELLED);
+		long delivered = snapshotRows.get();
+		Thread.sleep(500);
+		assertThat(snapshotRows.get()).isEqualTo(delivered).isLessThan(20000);
+		assertThat(progressRows(database, "bf_cancel_slot")).isEmpty();
+	}
+
+	static ReplicationConsumer.Builder builder(PostgresDatabase database, String slot, String table, int chunkSize) {
+		return ReplicationConsumer.builder()
+			.jdbcUrl(database.jdbcUrl(), database.username(), null)
+			.slotName(slot)
+			.publicationName(table + "_pub")
+			.tables(List.of(new TableId("public", table)))
+			.statusInterval(Duration.ofSeconds(1))
+			.stopTimeout(Duration.ofSeconds(10))
+			.backfills(chunkSize);
+	}
+
+	private ReplicationConsumer start(ReplicationConsumer.Builder builder) {
+		ReplicationConsumer consumer = builder.build();
+		this.consumers.add(consumer);
+		consumer.start();
+		return consumer;
+	}
+
+	static void apply(Map<Long, List<Object>> model, Change change) {
+		if (change.operation() == Operation.DELETE) {
+			model.remove(change.before().get("id", Long.class));
+			return;
+		}
+		Row row = change.after();
+		model.put(row.get("id", Long.class), Arrays.asList(row.get("a"), row.get("b")));
+	}
+
+	static Map<Long, List<Object>> table(PostgresDatabase database, String table) throws SQLException {
+		Map<Long, List<Object>> rows = new HashMap<>();
+		try (Connection connection = database.connect();
+				Statement statement = connection.createStatement();
+				ResultSet row = statement.executeQuery("SELECT id, a, b FROM " + table)) {
+			while (row.next()) {
+				rows.put(row.getLong(1), Arrays.asList(row.getInt(2), row.getString(3)));
+			}
+		}
+		return rows;
+	}
+
+	private static Lsn currentLsn(PostgresDatabase database) throws SQLException {
+		try (Connection connection = database.connect();
+				Statement statement = connection.createStatement();
+				ResultSet row = statement.executeQuery("SELECT pg_current_wal_lsn()::text")) {
+			row.next();
+			return Lsn.parse(row.getString(1));
+		}
+	}
+
+	static List<String> progressRows(PostgresDatabase database, String slot) throws SQLException {
+		List<String> rows = new ArrayList<>();
+		try (Connection connection = database.connect();
+				PreparedStatement statement = connection.prepareStatement(
+						"SELECT backfill_id, done FROM postlog_backfill WHERE slot_name = ? ORDER BY backfill_id")) {
+			statement.setString(1, slot);
+			try (ResultSet row = statement.executeQuery()) {
+				while (row.next()) {
+					rows.add(row.getString(1) + (row.getBoolean(2) ? " done" : " open"));
+				}
+			}
+		}
+		return rows;
+	}
+
+	static <K, V> List<String> differences(Map<K, V> actual, Map<K, V> expected) {
+		return InitialSnapshotIntegrationTests.differences(actual, expected);
+	}
+
+	/**
+	 * Updates, deletes and inserts rows of a table {@code (id bigint, a int, b text)} in
+	 * small transactions at about 500 a second until stopped; inserted keys are new.
+	 */
+	static final class Writer {
+
+		volatile long commits;
+
+		private final PostgresDatabase database;
+
+		private final String table;
+
+		private final long rows;
+
+		private boolean updatesOnly;
+
+		private final AtomicBoolean running = new AtomicBoolean(true);
+
+		private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
+
+		private final Thread thread;
+
+		Writer(PostgresDatabase database, String table, long rows) {
+			this.database = database;
+			this.table = table;
+			this.rows = rows;
+			this.thread = new Thread(this::run, "test-backfill-writer");
+		}
+
+		Writer updatesOnly() {
+			this.updatesOnly = true;
+			return this;
+		}
+
+		void start() {
+			this.thread.start();
+		}
+
+		void stop() throws InterruptedException {
+			this.running.set(false);
+			this.thread.join(30_000);
+			assertThat(this.thread.isAlive()).isFalse();
+			assertThat(this.failure.get()).as("writer failure").isNull();
+		}
+
+		private void run() {
+			Random random = new Random();
+			long nextId = this.rows + 1_000_000;
+			try (Connection connection = this.database.connect();
+					PreparedStatement insert = connection
+						.prepareStatement("INSERT INTO " + this.table + " VALUES (?, ?, md5(random()::text))");
+					PreparedStatement update = connection
+						.prepareStatement(this.updatesOnly ? "UPDATE " + this.table + " SET a = a + 1 WHERE id = ?"
+								: "UPDATE " + this.table + " SET a = a + 1, b = md5(random()::text) WHERE id = ?");
+					PreparedStatement delete = connection
+						.prepareStatement("DELETE FROM " + this.table + " WHERE id = ?")) {
+				connection.setAutoCommit(false);
+				while (this.running.get()) {
+					int choice = this.updatesOnly ? 5 : random.nextInt(10);
+					if (choice < 2) {
+						insert.setLong(1, nextId++);
+						insert.setInt(2, random.nextInt(1000));
+						insert.executeUpdate();
+					}
+					else {
+						PreparedStatement statement = (choice < 8) ? update : delete;
+						statement.setLong(1, 1 + (long) (random.nextDouble() * this.rows));
+						statement.executeUpdate();
+					}
+					connection.commit();
+					this.commits++;
+					Thread.sleep(2);
+				}
+			}
+			catch (Throwable ex) {
+				this.failure.set(ex);
+			}
+		}
+
+	}
+
+}

@@ -297,7 +297,8 @@ final class BackfillRunner implements Runnable {
 			try {
 				BackfillChunk rows = withConnection(backfill, (c) -> {
 					this.watermarks.write(c, chunk.low());
-					BackfillChunk read = this.reader.read(c, table, after, this.settings.chunkSize(), this.binary);
+					BackfillChunk read = this.reader.read(c, table, after, this.settings.chunkSize(), this.binary,
+							chunk.deliveredBefore);
 					if (!read.rows().isEmpty()) {
 						chunk.rows(read);
 						this.watermarks.write(c, chunk.high());

@@ -50,6 +50,13 @@ import org.slf4j.LoggerFactory;
  * coming, and the update is left out. Merging instead of delivering the full row first
  * keeps one change per change, and needs no chunk row, which may not exist yet.
  * <p>
+ * Visibility: PostgreSQL makes a commit visible a moment after it flushed the commit's
+ * WAL record, and the stream can deliver the transaction in between. A transaction
+ * delivered before a chunk was announced is not recorded for it, so the chunk's read must
+ * see it: the window keeps the ids of the last {@value #DELIVERED} transactions
+ * delivered, a chunk takes those delivered before its announcement, and the read takes a
+ * new snapshot until it sees them all ({@link BackfillReader}).
+ * <p>
  * Watermarks and changes of postlog's backfill tables never reach a subscription. Not
  * thread-safe but for {@link #open}, {@link #activate} and {@link #deactivate}.
  */
@@ -58,6 +65,9 @@ final class BackfillWindow {
 	private static final Logger logger = LoggerFactory.getLogger(BackfillWindow.class);
 
 	private static final int BATCH = 256;
+
+	/** How many of the last delivered transactions' ids the window keeps. */
+	static final int DELIVERED = 65_536;
 
 	private static final Object TRUNCATED = new Object();
 
@@ -75,6 +85,8 @@ final class BackfillWindow {
 
 	private final Map<TableId, BackfillTable> active = new ConcurrentHashMap<>();
 
+	private final @Nullable Delivered delivered;
+
 	private volatile @Nullable Chunk current;
 
 	private volatile @Nullable BackfillReader reader;
@@ -91,6 +103,7 @@ final class BackfillWindow {
 		this.progressTable = (settings != null) ? settings.progressTable() : null;
 		this.readers = (settings != null) ? settings.readers() : null;
 		this.batchSize = Math.min(BATCH, config.maxTransactionChanges());
+		this.delivered = (settings != null) ? new Delivered(DELIVERED) : null;
 	}
 
 	/**
@@ -114,6 +127,9 @@ final class BackfillWindow {
 	Chunk open(String token, BackfillTable table) {
 		Chunk chunk = new Chunk(token, table);
 		this.current = chunk;
+		// After the announcement: a transaction whose Begin this copy misses has all of
+		// its changes recorded for the chunk.
+		chunk.deliveredBefore = (this.delivered != null) ? this.delivered.copy() : new long[0];
 		return chunk;
 	}
 
@@ -128,6 +144,9 @@ final class BackfillWindow {
 		Chunk chunk = this.current;
 		if (event instanceof Event.Begin begin) {
 			this.openXid = begin.xid();
+			if (this.delivered != null) {
+				this.delivered.add(begin.xid());
+			}
 			this.dispatcher.deliver(event);
 			return;
 		}
@@ -335,6 +354,9 @@ final class BackfillWindow {
 
 		volatile BackfillChunk rows;
 
+		/** The transactions delivered before the announcement, which the read must see. */
+		volatile long[] deliveredBefore = new long[0];
+
 		/**
 		 * Per key the streamed changes since the announcement: xid, and after the low.
 		 */
@@ -437,6 +459,32 @@ final class BackfillWindow {
 
 		int droppedRows() {
 			return this.droppedRows;
+		}
+
+	}
+
+	/**
+	 * The ids of the last transactions delivered, for chunk reads to see. Thread-safe.
+	 */
+	static final class Delivered {
+
+		private final long[] xids;
+
+		private long count;
+
+		Delivered(int capacity) {
+			this.xids = new long[capacity];
+		}
+
+		synchronized void add(long xid) {
+			this.xids[(int) (this.count++ % this.xids.length)] = xid;
+		}
+
+		synchronized long[] copy() {
+			int size = (int) Math.min(this.count, this.xids.length);
+			long[] copy = new long[size];
+			System.arraycopy(this.xids, 0, copy, 0, size);
+			return copy;
 		}
 
 	}

@@ -24,15 +24,19 @@ import org.postgresql.copy.CopyOut;
  * after the last key read, each in a short read-only transaction of its own with binary
  * or text {@code COPY} (the stream's format, so that values decode and keys hash exactly
  * as the stream's do). A chunk read also reports which transactions its snapshot saw, and
- * waits out the moment in which a transaction's commit is in the WAL but not yet visible
- * (it retries when a transaction in progress for the snapshot has already committed). SQL
+ * waits out the moment in which a transaction's commit is in the WAL but not yet visible:
+ * it takes a new snapshot when a transaction in progress for the snapshot has already
+ * committed, or when the stream already delivered a transaction the snapshot does not
+ * see (PostgreSQL makes a commit visible a moment after it flushed its WAL record, and
+ * the stream can deliver it in between; a chunk row read without it would be older than
+ * a change already given to the subscriptions). SQL
  * holds quoted catalog names, numbers and, for the key to read on from, the key's own
  * text as string literals ({@code standard_conforming_strings} on): no other text.
  * Stateless; the connection is the caller's and used by one thread at a time.
  */
 public final class BackfillReader {
 
-	private static final int VISIBILITY_ATTEMPTS = 50;
+	private static final int VISIBILITY_ATTEMPTS = 300;
 
 	private final ValueDecoders decoders;
 
@@ -111,12 +115,15 @@ public final class BackfillReader {
 	 * start
 	 * @param limit the most rows
 	 * @param binary whether to read binary values (as a binary stream sends them)
+	 * @param delivered the ids of transactions the stream delivered before the read was
+	 * announced, all of which the read must see
 	 * @return the chunk
-	 * @throws SnapshotReadException if a value does not decode
+	 * @throws SnapshotReadException if a value does not decode, or if a transaction
+	 * stays invisible
 	 * @throws SQLException if the read fails
 	 */
 	public BackfillChunk read(Connection connection, BackfillTable table, @Nullable List<String> after, int limit,
-			boolean binary) throws SQLException, InterruptedException {
+			boolean binary, long[] delivered) throws SQLException, InterruptedException {
 		TablePlan plan = table.plan;
 		String sql = chunkSql(table, after, limit, binary);
 		for (int attempt = 1;; attempt++) {
@@ -124,6 +131,9 @@ public final class BackfillReader {
 			boolean done = false;
 			try {
 				ReadVisibility visibility = visibility(connection);
+				if (visibility != null && !seesAll(visibility, delivered)) {
+					visibility = null;
+				}
 				if (visibility == null && attempt < VISIBILITY_ATTEMPTS) {
 					// A transaction committed but is not visible yet: its commit may lie
 					// before the low watermark, so this snapshot could miss it.
@@ -339,6 +349,15 @@ public final class BackfillReader {
 	 * Returns what the transaction's snapshot sees, or {@code null} when a transaction it
 	 * holds in progress has committed already.
 	 */
+	private static boolean seesAll(ReadVisibility visibility, long[] delivered) {
+		for (long xid : delivered) {
+			if (!visibility.sees(xid)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
 	private static @Nullable ReadVisibility visibility(Connection connection) throws SQLException {
 		try (Statement statement = connection.createStatement();
 				ResultSet row = statement.executeQuery("SELECT txid_current_snapshot()::text, EXISTS (SELECT 1 FROM"

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
@@ -40,6 +41,12 @@ import org.slf4j.LoggerFactory;
  * decides that, which covers a transaction whose commit is in the WAL before the low
  * watermark but was not yet visible when the chunk was read). A chunk row's lane is the
  * one a streamed change of its key takes, so each key keeps its order on lanes.
+ * <p>
+ * Slices: from the high watermark's commit on, the chunk's rows go a slice
+ * ({@value #BATCH} rows) at a time: one slice after each streamed transaction, and the
+ * rest whenever no streamed event waits, so that streamed changes do not queue behind a
+ * whole chunk. A streamed change of a key whose row is still to go supersedes that row
+ * (it is dropped, as in the window): no row of a key follows a newer change of it.
  * <p>
  * TOAST: an update that does not resend a TOASTed value would give a subscription an
  * {@link UnchangedToast} for a row it may never have been given whole (its chunk row not
@@ -90,6 +97,8 @@ final class BackfillWindow {
 	private volatile @Nullable Chunk current;
 
 	private volatile @Nullable BackfillReader reader;
+
+	private @Nullable Pending pending;
 
 	private @Nullable Connection merging;
 
@@ -164,6 +173,10 @@ final class BackfillWindow {
 			if (chunk != null && change.table().equals(chunk.table.table())) {
 				chunk.record(change, this.openXid);
 			}
+			Pending slices = this.pending;
+			if (slices != null && change.table().equals(slices.chunk.table.table())) {
+				slices.supersede(change);
+			}
 			Event.ChangeArrived delivered = merged(arrived);
 			if (delivered != null) {
 				this.dispatcher.deliver(delivered);
@@ -184,6 +197,10 @@ final class BackfillWindow {
 		Event.Commit commit = (Event.Commit) event;
 		if (chunk != null && chunk.highSeen) {
 			deliverChunk(chunk, commit);
+		}
+		else if (this.pending != null) {
+			// At least a slice per streamed transaction, however busy the stream.
+			deliverSlice();
 		}
 	}
 
@@ -216,32 +233,55 @@ final class BackfillWindow {
 				return;
 			}
 		}
-		BackfillChunk rows = chunk.rows;
-		List<AckWindow.Entry> entries = new ArrayList<>();
+		String idPrefix = this.config.slotName() + "/" + commit.commitLsn() + "/backfill/";
+		this.pending = new Pending(chunk, commit.commitLsn(), commit.commitTime(), idPrefix);
+		deliverSlice();
+	}
+
+	/**
+	 * Whether chunk rows wait to be delivered: {@link #deliverPending} delivers them
+	 * between streamed transactions.
+	 */
+	boolean hasPending() {
+		return this.pending != null;
+	}
+
+	/**
+	 * Delivers the rows of the chunk at its high watermark, a slice at a time, until they
+	 * are all delivered or the stream has something waiting. Outside a transaction only.
+	 * @param streamWaiting whether the stream has an event waiting
+	 */
+	void deliverPending(BooleanSupplier streamWaiting) throws InterruptedException {
+		while (this.pending != null && !this.dispatcher.inTransaction() && !streamWaiting.getAsBoolean()) {
+			deliverSlice();
+		}
+	}
+
+	private void deliverSlice() throws InterruptedException {
+		Pending slices = this.pending;
+		if (slices == null) {
+			return;
+		}
+		List<BackfillRow> rows = slices.chunk.rows.rows();
 		List<Event.ChangeArrived> batch = new ArrayList<>(this.batchSize);
-		Lsn point = commit.commitLsn();
-		Instant time = commit.commitTime();
-		String idPrefix = this.config.slotName() + "/" + point + "/backfill/";
-		int index = 0;
-		int dropped = 0;
-		for (BackfillRow row : rows.rows()) {
-			if (chunk.wonOver(row.key(), rows)) {
-				dropped++;
+		while (slices.next < rows.size() && batch.size() < this.batchSize) {
+			int position = slices.next++;
+			if (slices.superseded[position]) {
 				continue;
 			}
-			Change change = new Change(Operation.SNAPSHOT, chunk.table.table(), null, row.row(), 0L, point, time, index,
-					idPrefix + index);
-			index++;
+			BackfillRow row = rows.get(position);
+			Change change = new Change(Operation.SNAPSHOT, slices.chunk.table.table(), null, row.row(), 0L,
+					slices.point, slices.time, slices.index, slices.idPrefix + slices.index);
+			slices.index++;
 			batch.add(new Event.ChangeArrived(change, row.route(), row.route(), size(row.row())));
-			if (batch.size() >= this.batchSize) {
-				entries.add(this.dispatcher.snapshot(batch, point, time));
-				batch = new ArrayList<>(this.batchSize);
-			}
 		}
 		if (!batch.isEmpty()) {
-			entries.add(this.dispatcher.snapshot(batch, point, time));
+			slices.entries.add(this.dispatcher.snapshot(batch, slices.point, slices.time));
 		}
-		chunk.delivered(entries, index, dropped);
+		if (slices.next >= rows.size()) {
+			this.pending = null;
+			slices.chunk.delivered(slices.entries, slices.index, slices.dropped);
+		}
 	}
 
 	/**
@@ -459,6 +499,84 @@ final class BackfillWindow {
 
 		int droppedRows() {
 			return this.droppedRows;
+		}
+
+	}
+
+	/**
+	 * A chunk between its high watermark and its last row's delivery: the rows still to
+	 * deliver, and those a streamed change after the high watermark superseded (the change
+	 * carries the newer state, so the row is dropped rather than delivered after it).
+	 */
+	private static final class Pending {
+
+		final Chunk chunk;
+
+		final Lsn point;
+
+		final Instant time;
+
+		final String idPrefix;
+
+		final boolean[] superseded;
+
+		final Map<Object, Integer> positions;
+
+		final List<AckWindow.Entry> entries = new ArrayList<>();
+
+		int next;
+
+		int index;
+
+		int dropped;
+
+		Pending(Chunk chunk, Lsn point, Instant time, String idPrefix) {
+			this.chunk = chunk;
+			this.point = point;
+			this.time = time;
+			this.idPrefix = idPrefix;
+			BackfillChunk rows = chunk.rows;
+			this.superseded = new boolean[rows.rows().size()];
+			this.positions = new HashMap<>(rows.rows().size() * 2);
+			for (int i = 0; i < this.superseded.length; i++) {
+				BackfillRow row = rows.rows().get(i);
+				if (chunk.wonOver(row.key(), rows)) {
+					this.superseded[i] = true;
+					this.dropped++;
+				}
+				else {
+					this.positions.put(row.key(), i);
+				}
+			}
+		}
+
+		void supersede(Change change) {
+			if (change.operation() == Operation.TRUNCATE) {
+				for (int i = this.next; i < this.superseded.length; i++) {
+					drop(i);
+				}
+				return;
+			}
+			List<@Nullable Object> after = this.chunk.table.keyOf(change.after());
+			List<@Nullable Object> before = this.chunk.table.keyOf(change.before());
+			drop(after);
+			if (before != null && !before.equals(after)) {
+				drop(before);
+			}
+		}
+
+		private void drop(@Nullable List<@Nullable Object> key) {
+			Integer position = (key != null) ? this.positions.get(key) : null;
+			if (position != null) {
+				drop(position);
+			}
+		}
+
+		private void drop(int position) {
+			if (position >= this.next && !this.superseded[position]) {
+				this.superseded[position] = true;
+				this.dropped++;
+			}
 		}
 
 	}

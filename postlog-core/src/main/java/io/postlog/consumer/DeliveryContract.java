@@ -459,11 +459,15 @@ final class DeliveryContract implements Runnable {
 					return null;
 				}
 				batch.clear();
+				// A backfill chunk's rows go between streamed transactions, while none waits.
+				this.backfills.deliverPending(() -> !handOff.isEmpty());
 				if (handOff.drainTo(batch, BATCH, 0, TimeUnit.MILLISECONDS) == 0) {
 					// Nothing is waiting: a sink transaction open for more is committed
 					// now.
 					this.dispatcher.idle();
-					handOff.drainTo(batch, BATCH, 50, TimeUnit.MILLISECONDS);
+					if (!this.backfills.hasPending()) {
+						handOff.drainTo(batch, BATCH, 50, TimeUnit.MILLISECONDS);
+					}
 				}
 				for (Event event : batch) {
 					if (stopNow()) {

@@ -18,6 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
@@ -112,7 +113,7 @@ class BackfillIntegrationTests {
 		await().atMost(Duration.ofMinutes(1)).until(() -> model.containsKey(SENTINEL));
 		System.out.println("[measure] backfill of " + backfill.rowsDone() + " rows (" + snapshotRows.get()
 				+ " delivered), " + streamedDuring.get() + " streamed changes during it, " + writer.commits
-				+ " writer commits; server " + database.serverVersion());
+				+ " writer commits (" + writer.rate() + " tx/s); server " + database.serverVersion());
 		assertThat(streamedDuring.get()).as("streamed changes during the backfill").isGreaterThan(100);
 		assertThat(snapshotRows.get()).as("SNAPSHOT rows").isBetween(ROWS / 2L, ROWS + writer.commits);
 		assertThat(backfill.rowsDone()).isGreaterThanOrEqualTo(snapshotRows.get());
@@ -353,7 +354,14 @@ class BackfillIntegrationTests {
 	 */
 	static final class Writer {
 
+		/** The writer's schedule: 500 transactions a second, as the proof asks. */
+		static final long PERIOD_NANOS = 2_000_000;
+
 		volatile long commits;
+
+		private volatile long startedNanos;
+
+		private volatile long stoppedNanos;
 
 		private final PostgresDatabase database;
 
@@ -385,6 +393,12 @@ class BackfillIntegrationTests {
 			this.thread.start();
 		}
 
+		/** Transactions a second from its start to its stop. */
+		long rate() {
+			long nanos = this.stoppedNanos - this.startedNanos;
+			return (nanos > 0) ? this.commits * 1_000_000_000L / nanos : 0;
+		}
+
 		void stop() throws InterruptedException {
 			this.running.set(false);
 			this.thread.join(30_000);
@@ -395,6 +409,8 @@ class BackfillIntegrationTests {
 		private void run() {
 			Random random = new Random();
 			long nextId = this.rows + 1_000_000;
+			this.startedNanos = System.nanoTime();
+			long next = this.startedNanos;
 			try (Connection connection = this.database.connect();
 					PreparedStatement insert = connection
 						.prepareStatement("INSERT INTO " + this.table + " VALUES (?, ?, md5(random()::text))");
@@ -418,8 +434,18 @@ class BackfillIntegrationTests {
 					}
 					connection.commit();
 					this.commits++;
-					Thread.sleep(2);
+					// 500 transactions a second, on a schedule: a late commit is made up
+					// for, a stall of the machine is not.
+					next += PERIOD_NANOS;
+					long wait = next - System.nanoTime();
+					if (wait > 0) {
+						LockSupport.parkNanos(wait);
+					}
+					else if (wait < -PERIOD_NANOS * 50) {
+						next = System.nanoTime();
+					}
 				}
+				this.stoppedNanos = System.nanoTime();
 			}
 			catch (Throwable ex) {
 				this.failure.set(ex);

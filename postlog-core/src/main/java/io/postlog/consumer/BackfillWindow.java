@@ -394,7 +394,9 @@ final class BackfillWindow {
 
 		volatile BackfillChunk rows;
 
-		/** The transactions delivered before the announcement, which the read must see. */
+		/**
+		 * The transactions delivered before the announcement, which the read must see.
+		 */
 		volatile long[] deliveredBefore = new long[0];
 
 		/**
@@ -505,8 +507,9 @@ final class BackfillWindow {
 
 	/**
 	 * A chunk between its high watermark and its last row's delivery: the rows still to
-	 * deliver, and those a streamed change after the high watermark superseded (the change
-	 * carries the newer state, so the row is dropped rather than delivered after it).
+	 * deliver, and those a streamed change after the high watermark superseded (the
+	 * change carries the newer state, so the row is dropped rather than delivered after
+	 * it).
 	 */
 	private static final class Pending {
 

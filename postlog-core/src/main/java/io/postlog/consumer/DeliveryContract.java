@@ -459,7 +459,7 @@ final class DeliveryContract implements Runnable {
 					return null;
 				}
 				batch.clear();
-				// A backfill chunk's rows go between streamed transactions, while none waits.
+				// Backfill rows go between streamed transactions, while none waits.
 				this.backfills.deliverPending(() -> !handOff.isEmpty());
 				if (handOff.drainTo(batch, BATCH, 0, TimeUnit.MILLISECONDS) == 0) {
 					// Nothing is waiting: a sink transaction open for more is committed

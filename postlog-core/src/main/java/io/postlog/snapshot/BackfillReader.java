@@ -26,13 +26,13 @@ import org.postgresql.copy.CopyOut;
  * as the stream's do). A chunk read also reports which transactions its snapshot saw, and
  * waits out the moment in which a transaction's commit is in the WAL but not yet visible:
  * it takes a new snapshot when a transaction in progress for the snapshot has already
- * committed, or when the stream already delivered a transaction the snapshot does not
- * see (PostgreSQL makes a commit visible a moment after it flushed its WAL record, and
- * the stream can deliver it in between; a chunk row read without it would be older than
- * a change already given to the subscriptions). SQL
- * holds quoted catalog names, numbers and, for the key to read on from, the key's own
- * text as string literals ({@code standard_conforming_strings} on): no other text.
- * Stateless; the connection is the caller's and used by one thread at a time.
+ * committed, or when the stream already delivered a transaction the snapshot does not see
+ * (PostgreSQL makes a commit visible a moment after it flushed its WAL record, and the
+ * stream can deliver it in between; a chunk row read without it would be older than a
+ * change already given to the subscriptions). SQL holds quoted catalog names, numbers
+ * and, for the key to read on from, the key's own text as string literals
+ * ({@code standard_conforming_strings} on): no other text. Stateless; the connection is
+ * the caller's and used by one thread at a time.
  */
 public final class BackfillReader {
 
@@ -118,8 +118,8 @@ public final class BackfillReader {
 	 * @param delivered the ids of transactions the stream delivered before the read was
 	 * announced, all of which the read must see
 	 * @return the chunk
-	 * @throws SnapshotReadException if a value does not decode, or if a transaction
-	 * stays invisible
+	 * @throws SnapshotReadException if a value does not decode, or if a transaction stays
+	 * invisible
 	 * @throws SQLException if the read fails
 	 */
 	public BackfillChunk read(Connection connection, BackfillTable table, @Nullable List<String> after, int limit,

@@ -87,8 +87,8 @@ public interface LogicalStream extends AutoCloseable {
 	 * <p>
 	 * That last update is best effort: a walsender that is writing to the socket as it
 	 * closes can fail that write and exit before it reads the update. The server then
-	 * keeps the position it confirmed before, and what follows it is delivered again
-	 * (at least once).
+	 * keeps the position it confirmed before, and what follows it is delivered again (at
+	 * least once).
 	 */
 	@Override
 	void close();

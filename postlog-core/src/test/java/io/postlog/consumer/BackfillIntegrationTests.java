@@ -354,7 +354,9 @@ class BackfillIntegrationTests {
 	 */
 	static final class Writer {
 
-		/** The writer's schedule: 500 transactions a second, as the proof asks. */
+		/**
+		 * The writer's schedule: 500 transactions a second, as the issue's proof asks.
+		 */
 		static final long PERIOD_NANOS = 2_000_000;
 
 		volatile long commits;

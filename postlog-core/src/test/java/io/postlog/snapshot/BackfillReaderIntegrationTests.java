@@ -18,10 +18,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The backfill read's visibility on a real server. A transaction the stream delivered
- * can still be invisible to a snapshot taken after it (PostgreSQL makes a commit visible
- * a moment after its WAL record is flushed); a transaction kept open stands in for it
- * here, as the snapshot cannot tell the two apart.
+ * The backfill read's visibility on a real server. A transaction the stream delivered can
+ * still be invisible to a snapshot taken after it (PostgreSQL makes a commit visible a
+ * moment after its WAL record is flushed); a transaction kept open stands in for it here,
+ * as the snapshot cannot tell the two apart.
  */
 @Tag("matrix")
 @PostgresTest

@@ -11,14 +11,19 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.postlog.Lsn;
 import io.postlog.Operation;
 import io.postlog.TableId;
+import io.postlog.admin.SlotLifecycle;
 import io.postlog.consumer.Backfill;
+import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ReplicationConsumer;
+import io.postlog.consumer.SnapshotProgress;
 import io.postlog.snapshot.ExportedSnapshot;
 import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.snapshot.SnapshotOptions;
@@ -57,6 +62,7 @@ public final class BackfillLeg {
 		}
 		for (int run = 1; run <= runs; run++) {
 			snapshot(url, user, table, rows, run);
+			consumerSnapshot(url, user, table, rows, run);
 			stream(url, user, table, rows, rate, seconds, chunk, run);
 		}
 	}
@@ -78,6 +84,59 @@ public final class BackfillLeg {
 					"RESULT leg=initial-snapshot run=%d rows=%d seconds=%.3f rows_per_s=%.0f", run, count.get(),
 					elapsed, count.get() / elapsed));
 		}
+	}
+
+	/**
+	 * The initial snapshot as a consumer delivers it to a listener (parallelism 2, the
+	 * default), from the snapshot's start to its hand-over: the rows alone, as the
+	 * backfill's rate counts its rows alone.
+	 */
+	private static void consumerSnapshot(String url, String user, String table, long rows, int run) throws Exception {
+		AtomicLong count = new AtomicLong();
+		long[] started = new long[1];
+		long[] ended = new long[1];
+		CountDownLatch handedOver = new CountDownLatch(1);
+		ReplicationConsumer consumer = ReplicationConsumer.builder()
+			.jdbcUrl(url, user, null)
+			.slotName("bench_backfill_initial_" + run)
+			.slotLifecycle(SlotLifecycle.OWNED)
+			.publicationName("bench_backfill_initial_pub")
+			.tables(List.of(TableId.parse(table)))
+			.initialSnapshot(SnapshotOptions.DEFAULT_PARALLELISM, SnapshotOptions.DEFAULT_CHUNK_SIZE)
+			.listener(new ConsumerListener() {
+
+				@Override
+				public void snapshotStarted(Lsn consistentPoint, List<TableId> tables) {
+					started[0] = System.nanoTime();
+				}
+
+				@Override
+				public void snapshotCompleted(SnapshotProgress progress) {
+					ended[0] = System.nanoTime();
+					handedOver.countDown();
+				}
+
+			})
+			.changeHandler((change) -> count.incrementAndGet())
+			.build();
+		consumer.start();
+		try {
+			if (!handedOver.await(30, TimeUnit.MINUTES)) {
+				throw new IllegalStateException("The consumer's snapshot did not complete");
+			}
+		}
+		finally {
+			consumer.stop();
+		}
+		if (count.get() != rows) {
+			System.out.println("FAILED leg=consumer-initial-snapshot run=" + run + " expected=" + rows + " received="
+					+ count.get());
+			System.exit(1);
+		}
+		double elapsed = (ended[0] - started[0]) / 1e9;
+		System.out.println(String.format(Locale.ROOT,
+				"RESULT leg=consumer-initial-snapshot run=%d rows=%d seconds=%.3f rows_per_s=%.0f", run, count.get(),
+				elapsed, count.get() / elapsed));
 	}
 
 	private static void stream(String url, String user, String table, long rows, int rate, int seconds, int chunk,

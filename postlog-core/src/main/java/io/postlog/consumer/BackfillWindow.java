@@ -233,6 +233,11 @@ final class BackfillWindow {
 				return;
 			}
 		}
+		// The rows of a chunk whose high watermark came before go first (a reconnect can
+		// send a high watermark again: that chunk's rows then go again from the start).
+		while (this.pending != null && this.pending.chunk != chunk) {
+			deliverSlice();
+		}
 		String idPrefix = this.config.slotName() + "/" + commit.commitLsn() + "/backfill/";
 		this.pending = new Pending(chunk, commit.commitLsn(), commit.commitTime(), idPrefix);
 		deliverSlice();
@@ -523,7 +528,10 @@ final class BackfillWindow {
 
 		final boolean[] superseded;
 
-		final Map<Object, Integer> positions;
+		/**
+		 * Row positions by key, built when a streamed change of the table first comes.
+		 */
+		private @Nullable Map<Object, Integer> positions;
 
 		final List<AckWindow.Entry> entries = new ArrayList<>();
 
@@ -540,15 +548,10 @@ final class BackfillWindow {
 			this.idPrefix = idPrefix;
 			BackfillChunk rows = chunk.rows;
 			this.superseded = new boolean[rows.rows().size()];
-			this.positions = new HashMap<>(rows.rows().size() * 2);
 			for (int i = 0; i < this.superseded.length; i++) {
-				BackfillRow row = rows.rows().get(i);
-				if (chunk.wonOver(row.key(), rows)) {
+				if (chunk.wonOver(rows.rows().get(i).key(), rows)) {
 					this.superseded[i] = true;
 					this.dropped++;
-				}
-				else {
-					this.positions.put(row.key(), i);
 				}
 			}
 		}
@@ -569,7 +572,19 @@ final class BackfillWindow {
 		}
 
 		private void drop(@Nullable List<@Nullable Object> key) {
-			Integer position = (key != null) ? this.positions.get(key) : null;
+			if (key == null) {
+				return;
+			}
+			Map<Object, Integer> byKey = this.positions;
+			if (byKey == null) {
+				List<BackfillRow> rows = this.chunk.rows.rows();
+				byKey = new HashMap<>(rows.size() * 2);
+				for (int i = this.next; i < rows.size(); i++) {
+					byKey.put(rows.get(i).key(), i);
+				}
+				this.positions = byKey;
+			}
+			Integer position = byKey.get(key);
 			if (position != null) {
 				drop(position);
 			}

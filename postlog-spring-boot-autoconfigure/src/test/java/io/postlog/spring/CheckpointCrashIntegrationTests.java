@@ -79,10 +79,13 @@ class CheckpointCrashIntegrationTests {
 		String source = "marquee_source_" + store;
 		String sink = "marquee_sink_" + store;
 		String slot = "marquee_" + store;
+		// The publication first: the other store's proof writes into the same database
+		// meanwhile, and a slot holding a change from before its publication existed
+		// cannot stream (start-up refuses it).
 		database.execute("CREATE TABLE " + source + " (k bigint PRIMARY KEY, tx int NOT NULL)",
 				"CREATE TABLE " + sink + " (k bigint NOT NULL, tx int NOT NULL)",
-				"SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')",
-				"CREATE PUBLICATION " + slot + " FOR TABLE " + source);
+				"CREATE PUBLICATION " + slot + " FOR TABLE " + source,
+				"SELECT pg_create_logical_replication_slot('" + slot + "', 'pgoutput')");
 		Path logs = this.directory.resolve(store);
 		clean(logs);
 		Files.createDirectories(logs);

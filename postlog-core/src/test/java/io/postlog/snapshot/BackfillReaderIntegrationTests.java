@@ -3,6 +3,7 @@ package io.postlog.snapshot;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The backfill read's visibility on a real server. A transaction the stream delivered can
@@ -51,8 +53,8 @@ class BackfillReaderIntegrationTests {
 					throw new IllegalStateException(ex);
 				}
 			});
-			Thread.sleep(200);
-			assertThat(read).as("a read that does not see a delivered transaction").isNotDone();
+			// A read that does not see a delivered transaction does not return.
+			await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(5)).until(() -> !read.isDone());
 			writing.commit();
 			BackfillChunk chunk = read.get(30, TimeUnit.SECONDS);
 			assertThat(chunk.visibility().sees(xid)).isTrue();

@@ -460,7 +460,9 @@ final class DeliveryContract implements Runnable {
 				}
 				batch.clear();
 				// Backfill rows go between streamed transactions, while none waits.
-				this.backfills.deliverPending(() -> !handOff.isEmpty());
+				if (this.backfills.hasPending()) {
+					this.backfills.deliverPending(() -> !handOff.isEmpty());
+				}
 				if (handOff.drainTo(batch, BATCH, 0, TimeUnit.MILLISECONDS) == 0) {
 					// Nothing is waiting: a sink transaction open for more is committed
 					// now.

@@ -36,15 +36,7 @@ class BackfillReaderIntegrationTests {
 		try (Connection reading = database.connect(); Connection writing = database.connect()) {
 			BackfillReader reader = new BackfillReader(ValueDecoders.standard(), database.serverVersion());
 			BackfillTable table = reader.plan(reading, TableId.parse("bfr_seen"), null);
-			writing.setAutoCommit(false);
-			long xid;
-			try (Statement statement = writing.createStatement()) {
-				statement.executeUpdate("UPDATE bfr_seen SET a = 1 WHERE id = 5");
-				try (ResultSet row = statement.executeQuery("SELECT txid_current()")) {
-					row.next();
-					xid = row.getLong(1) & 0xFFFF_FFFFL;
-				}
-			}
+			long xid = openTransaction(writing, "UPDATE bfr_seen SET a = 1 WHERE id = 5");
 			CompletableFuture<BackfillChunk> read = CompletableFuture.supplyAsync(() -> {
 				try {
 					return reader.read(reading, table, null, 100, false, new long[] { 3, xid });
@@ -71,19 +63,29 @@ class BackfillReaderIntegrationTests {
 		try (Connection reading = database.connect(); Connection writing = database.connect()) {
 			BackfillReader reader = new BackfillReader(ValueDecoders.standard(), database.serverVersion());
 			BackfillTable table = reader.plan(reading, TableId.parse("bfr_stuck"), null);
-			writing.setAutoCommit(false);
-			long xid;
-			try (Statement statement = writing.createStatement();
-					ResultSet row = statement.executeQuery("SELECT txid_current()")) {
-				row.next();
-				xid = row.getLong(1) & 0xFFFF_FFFFL;
-			}
+			long xid = openTransaction(writing, "SELECT 1");
 			assertThatExceptionOfType(SnapshotReadException.class)
 				.isThrownBy(() -> reader.read(reading, table, null, 100, false, new long[] { xid }))
 				.withMessageContaining("stayed invisible");
 			writing.rollback();
 			assertThat(reader.read(reading, table, null, 100, false, new long[0]).rows()).hasSize(1);
 			assertThat(reading.getAutoCommit()).isTrue();
+		}
+	}
+
+	/**
+	 * Runs a statement in a transaction left open, as a delivered transaction not yet
+	 * visible would be.
+	 * @return the transaction's 32-bit id, as the stream sends it
+	 */
+	private static long openTransaction(Connection connection, String sql) throws Exception {
+		connection.setAutoCommit(false);
+		try (Statement statement = connection.createStatement()) {
+			statement.execute(sql);
+			try (ResultSet row = statement.executeQuery("SELECT txid_current()")) {
+				row.next();
+				return row.getLong(1) & 0xFFFF_FFFFL;
+			}
 		}
 	}
 

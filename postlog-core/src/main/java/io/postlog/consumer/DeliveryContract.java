@@ -116,6 +116,12 @@ final class DeliveryContract implements Runnable {
 
 	private static final long WATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+	/**
+	 * The longest an open sink transaction waits, with nothing handed over, for a
+	 * transaction the reader is still reading.
+	 */
+	private static final long SINK_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
 	private final ConsumerConfig config;
 
 	private final ConsumerSetup.Result setup;
@@ -447,6 +453,7 @@ final class DeliveryContract implements Runnable {
 	 */
 	private @Nullable Throwable deliver(HandOff<Event> handOff, StreamReader streamReader, Thread readerThread) {
 		List<Event> batch = new ArrayList<>(BATCH);
+		long emptySince = 0;
 		try {
 			this.dispatcher.sessionStarted();
 			while (true) {
@@ -464,12 +471,23 @@ final class DeliveryContract implements Runnable {
 					this.backfills.deliverPending(() -> !handOff.isEmpty());
 				}
 				if (handOff.drainTo(batch, BATCH, 0, TimeUnit.MILLISECONDS) == 0) {
-					// Nothing is waiting: a sink transaction open for more is committed
-					// now.
-					this.dispatcher.idle();
-					if (!this.backfills.hasPending()) {
-						handOff.drainTo(batch, BATCH, 50, TimeUnit.MILLISECONDS);
+					long now = System.nanoTime();
+					if (emptySince == 0) {
+						emptySince = now;
 					}
+					if (streamReader.caughtUp() || now - emptySince >= SINK_WAIT_NANOS) {
+						// Nothing is waiting (or the reader is stuck): a sink
+						// transaction open for more is committed now.
+						this.dispatcher.idle();
+					}
+					if (!this.backfills.hasPending()) {
+						// While the reader reads the next transaction, an open sink
+						// transaction waits for it a moment at a time.
+						handOff.drainTo(batch, BATCH, this.dispatcher.sinkWaiting() ? 1 : 50, TimeUnit.MILLISECONDS);
+					}
+				}
+				if (!batch.isEmpty()) {
+					emptySince = 0;
 				}
 				for (Event event : batch) {
 					if (stopNow()) {

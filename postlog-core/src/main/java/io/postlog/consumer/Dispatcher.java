@@ -124,6 +124,15 @@ final class Dispatcher {
 	 * Commits an open sink transaction when nothing more is waiting to be delivered, so a
 	 * trickle is not held back.
 	 */
+	/**
+	 * Returns whether a sink transaction is open between source transactions, waiting for
+	 * more to join it or for {@link #idle()} to commit it.
+	 * @return {@code true} if one waits
+	 */
+	boolean sinkWaiting() {
+		return this.sinkOpen && this.open == null;
+	}
+
 	void idle() {
 		if (this.sinkOpen && this.open == null) {
 			commitSink();

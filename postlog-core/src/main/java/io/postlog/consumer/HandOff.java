@@ -42,6 +42,12 @@ final class HandOff<T> {
 
 	private long done;
 
+	/**
+	 * Whether the taker waits for the queue to fill: written under the lock, read
+	 * without.
+	 */
+	private volatile boolean takerWaiting;
+
 	HandOff(int maxItems, long maxBytes, ToLongFunction<T> sizes) {
 		this.maxItems = maxItems;
 		this.maxBytes = maxBytes;
@@ -137,7 +143,7 @@ final class HandOff<T> {
 				if (nanos <= 0) {
 					return 0;
 				}
-				nanos = this.notEmpty.awaitNanos(nanos);
+				nanos = awaitNotEmpty(nanos);
 			}
 			int taken = 0;
 			T item;
@@ -169,7 +175,7 @@ final class HandOff<T> {
 				if (nanos <= 0) {
 					return null;
 				}
-				nanos = this.notEmpty.awaitNanos(nanos);
+				nanos = awaitNotEmpty(nanos);
 			}
 			T item = this.items.poll();
 			this.bytes -= this.sizes.applyAsLong(item);
@@ -179,6 +185,26 @@ final class HandOff<T> {
 		finally {
 			this.lock.unlock();
 		}
+	}
+
+	private long awaitNotEmpty(long nanos) throws InterruptedException {
+		this.takerWaiting = true;
+		try {
+			return this.notEmpty.awaitNanos(nanos);
+		}
+		finally {
+			this.takerWaiting = false;
+		}
+	}
+
+	/**
+	 * Returns whether the taker is waiting for an item right now, so that the putting
+	 * side can hand over at once what it would otherwise gather into a larger batch. A
+	 * hint: it may change as soon as it is read.
+	 * @return {@code true} while the taker waits on an empty queue
+	 */
+	boolean takerWaiting() {
+		return this.takerWaiting;
 	}
 
 	/**

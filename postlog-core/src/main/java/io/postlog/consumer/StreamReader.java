@@ -52,6 +52,9 @@ final class StreamReader implements Runnable {
 	/** What a silent connection is judged by when the server has no timeout. */
 	private static final long DEFAULT_SERVER_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
+	/** How long a batch waits for the next message of an open transaction. */
+	private static final Duration NEXT_MESSAGE = Duration.ofMillis(1);
+
 	/** The most events read ahead before they are handed over. */
 	private static final int BATCH_EVENTS = 256;
 
@@ -79,6 +82,8 @@ final class StreamReader implements Runnable {
 	private volatile @Nullable Throwable failure;
 
 	private volatile long callStartedNanos;
+
+	private volatile boolean caughtUp;
 
 	private long applied;
 
@@ -132,22 +137,30 @@ final class StreamReader implements Runnable {
 					passOnBuffered(pending);
 					continue;
 				}
-				ByteBuffer payload = read(POLL);
+				ByteBuffer payload = read(Duration.ZERO);
+				if (payload == null) {
+					this.caughtUp = true;
+					payload = read(POLL);
+				}
 				if (payload != null) {
+					this.caughtUp = false;
 					long bytes = payload.remaining();
 					assemble(payload, pending);
-					// Hand over what has already arrived together: the delivery thread
-					// then wakes once per batch, not once per event. No more than the
-					// hand-off takes, in events and in bytes, so read-ahead stays
-					// bounded,
-					// and for no longer than BATCH_NANOS, so that a steady trickle is not
-					// held back.
+					// Gather what has already arrived, so that a busy
+					// delivery thread takes a batch at a time instead of
+					// waking once per event. Bounded by the hand-off's room
+					// and by BATCH_NANOS, so a steady trickle is not held
+					// back. A waiting delivery thread gets each transaction
+					// as soon as its commit is read; inside a transaction the
+					// batch waits a moment for the next message, which the
+					// server sends right behind the last one.
 					long batchStart = System.nanoTime();
 					int maxEvents = Math.min(BATCH_EVENTS, this.handOff.remainingCapacity());
 					long maxBytes = this.handOff.remainingBytes();
 					while (pending.size() < maxEvents && bytes < maxBytes
 							&& System.nanoTime() - batchStart < BATCH_NANOS && !this.assembler.hasBuffered()
-							&& (payload = read(Duration.ZERO)) != null) {
+							&& !(pending.peekLast() instanceof Event.Commit && this.handOff.takerWaiting())
+							&& (payload = read(restOfTransaction(pending))) != null) {
 						bytes += payload.remaining();
 						assemble(payload, pending);
 					}
@@ -225,6 +238,11 @@ final class StreamReader implements Runnable {
 		this.acknowledgementUnsent = false;
 	}
 
+	private Duration restOfTransaction(Deque<Event> pending) {
+		return (this.assembler.inTransaction() && !(pending.peekLast() instanceof Event.Commit)) ? NEXT_MESSAGE
+				: Duration.ZERO;
+	}
+
 	private void assemble(ByteBuffer payload, Deque<Event> pending) {
 		pending.addAll(this.assembler.assemble(payload));
 	}
@@ -272,6 +290,16 @@ final class StreamReader implements Runnable {
 							+ TimeUnit.NANOSECONDS.toMillis(this.pingNanos) + " ms ping interval); taking it for dead",
 					null);
 		}
+	}
+
+	/**
+	 * Returns whether the reader has handed over everything it read and found nothing
+	 * more in the stream, so that the delivery thread can tell "nothing more is waiting"
+	 * from "the next transaction is being read". A hint: data may arrive at any moment.
+	 * @return {@code true} while the reader waits for the stream
+	 */
+	boolean caughtUp() {
+		return this.caughtUp;
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.postlog.stream;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -20,17 +21,19 @@ import org.slf4j.LoggerFactory;
 /**
  * A {@link LogicalStream} over pgjdbc's {@link PGReplicationStream}.
  * <p>
- * <b>Waiting.</b> {@link #read(Duration)} polls {@link PGReplicationStream#readPending()}
- * and parks between empty polls, rather than calling the blocking
- * {@link PGReplicationStream#read()}, which loops inside pgjdbc until a message arrives
- * and so can honour neither the caller's timeout nor a stop request. An empty
- * {@code readPending()} waits up to 1 ms in the socket at most once a second; otherwise
- * it only asks the socket how many bytes it holds. While messages flow (within
- * {@link #BUSY_WINDOW_NANOS} of the last one) the stream parks {@link #BUSY_PARK_NANOS}
- * between empty polls, which lets the socket fill instead of spinning a core against the
- * walsender; after that the park doubles from 1 ms up to {@link #MAX_PARK_NANOS}, so an
- * idle stream wakes about fifty times a second and the first commit after a quiet spell
- * is read at most about 20 ms later.
+ * <b>Waiting.</b> {@link #read(Duration)} calls {@link PGReplicationStream#readPending()}
+ * rather than the blocking {@link PGReplicationStream#read()}, which loops inside pgjdbc
+ * until a message arrives and so can honour neither the caller's timeout nor a stop
+ * request. An empty {@code readPending()} only asks the socket how many bytes it holds
+ * (and waits up to 1 ms in the socket at most once a second), so between empty polls the
+ * stream waits in the socket itself through its {@link SocketProbe}, for the caller's
+ * timeout at most: the first byte of the next message wakes it, as a blocking read would,
+ * and the message is then read at once. Where it cannot (a TLS connection, whose bytes
+ * pgjdbc's non-blocking read only sees once decrypted, or a wait under 1 ms) it polls: it
+ * parks {@link #BUSY_PARK_NANOS} between empty polls while messages flow (within
+ * {@link #BUSY_WINDOW_NANOS} of the last one), which lets the socket fill instead of
+ * spinning a core against the walsender, and after that doubles the park from 1 ms up to
+ * {@link #MAX_PARK_NANOS}.
  * <p>
  * <b>Status.</b> pgjdbc's own status timer is off (interval 0): the owner decides when
  * the server hears from it ({@link #sendStatus()}), and pgjdbc only answers keepalives
@@ -102,13 +105,33 @@ final class PgLogicalStream implements LogicalStream {
 			if (remaining <= 0 || Thread.currentThread().isInterrupted()) {
 				return null;
 			}
-			if (now - this.lastMessageNanos >= BUSY_WINDOW_NANOS) {
+			if (this.probe.attached() && !this.probe.holdsUnread()) {
+				awaitReadable(remaining);
+			}
+			else if (now - this.lastMessageNanos >= BUSY_WINDOW_NANOS) {
 				LockSupport.parkNanos(Math.min(remaining, park));
 				park = Math.min(MAX_PARK_NANOS, park * 2);
 			}
 			else {
 				LockSupport.parkNanos(Math.min(remaining, BUSY_PARK_NANOS));
 			}
+		}
+	}
+
+	private void awaitReadable(long nanos) {
+		// The socket's timeout is in whole milliseconds: a shorter wait is rounded up.
+		long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos + TimeUnit.MILLISECONDS.toNanos(1) - 1));
+		try {
+			this.probe.awaitReadable((int) Math.min(Integer.MAX_VALUE, millis));
+		}
+		catch (IOException ex) {
+			if (this.aborted) {
+				throw new ConnectionLostException(
+						"The replication connection of slot '" + this.slotName + "' was broken off", ex);
+			}
+			throw new ConnectionLostException(
+					"The replication connection of slot '" + this.slotName + "' failed: " + ex.getClass().getName(),
+					ex);
 		}
 	}
 

@@ -4,6 +4,7 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -12,10 +13,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Watches the socket under one replication connection: counts the bytes the server sent
- * and notices the end of the stream, which pgjdbc's non-blocking read takes for "no data
- * yet". pgjdbc creates the socket through {@link ProbingSocketFactory}, which finds the
- * probe by the id passed as {@code socketFactoryArg}. Thread-safe.
+ * Watches the socket under one replication connection: counts the bytes the server sent,
+ * notices the end of the stream, which pgjdbc's non-blocking read takes for "no data
+ * yet", and lets the reader {@link #awaitReadable wait in the socket} for the next byte
+ * instead of polling. pgjdbc creates the socket through {@link ProbingSocketFactory},
+ * which finds the probe by the id passed as {@code socketFactoryArg}. Thread-safe; the
+ * socket's bytes are read by one thread at a time (the stream's owner).
  */
 final class SocketProbe implements AutoCloseable {
 
@@ -27,7 +30,7 @@ final class SocketProbe implements AutoCloseable {
 
 	private volatile boolean endOfStream;
 
-	private volatile @Nullable Socket socket;
+	private volatile @Nullable ProbedSocket socket;
 
 	private SocketProbe() {
 	}
@@ -76,6 +79,33 @@ final class SocketProbe implements AutoCloseable {
 	}
 
 	/**
+	 * Waits until the server has sent bytes that pgjdbc has not read yet, or the time is
+	 * up. What arrived is read from the socket in one call and held, so that pgjdbc's
+	 * non-blocking read, which asks the socket how many bytes it holds, finds them and
+	 * reads the message at once. Over TLS the held bytes are still encrypted and pgjdbc's
+	 * non-blocking read does not see them: {@link #holdsUnread()} then stays
+	 * {@code true}, and the caller polls. Called by the one thread that reads the
+	 * connection.
+	 * @param millis the longest wait, at least 1
+	 * @return whether bytes wait to be read
+	 * @throws IOException if the socket failed or was closed
+	 */
+	boolean awaitReadable(int millis) throws IOException {
+		ProbedSocket current = this.socket;
+		return current != null && current.input().awaitReadable(current, millis);
+	}
+
+	/**
+	 * Returns whether bytes {@link #awaitReadable} read are still held for pgjdbc.
+	 * @return {@code true} if some are held
+	 */
+	boolean holdsUnread() {
+		ProbedSocket current = this.socket;
+		CountingInput input = (current != null) ? current.input : null;
+		return input != null && input.held() > 0;
+	}
+
+	/**
 	 * Makes the socket pgjdbc will connect; a later one (after a refused SSL request)
 	 * replaces the earlier.
 	 */
@@ -96,46 +126,127 @@ final class SocketProbe implements AutoCloseable {
 	 */
 	private final class ProbedSocket extends Socket {
 
-		private @Nullable InputStream input;
+		private volatile @Nullable CountingInput input;
 
 		@Override
-		public synchronized InputStream getInputStream() throws IOException {
-			if (this.input == null) {
-				this.input = new CountingInput(super.getInputStream());
+		public InputStream getInputStream() throws IOException {
+			return input();
+		}
+
+		synchronized CountingInput input() throws IOException {
+			CountingInput current = this.input;
+			if (current == null) {
+				current = new CountingInput(super.getInputStream());
+				this.input = current;
 			}
-			return this.input;
+			return current;
 		}
 
 	}
 
+	/**
+	 * The socket's input stream: counts what the server sent, notices the end of the
+	 * stream, and serves first what {@link #awaitReadable} read ahead. Read by one thread
+	 * at a time.
+	 */
 	private final class CountingInput extends FilterInputStream {
+
+		private static final int READ_AHEAD = 16 * 1024;
+
+		private final byte[] ahead = new byte[READ_AHEAD];
+
+		private int aheadPosition;
+
+		private int aheadLimit;
 
 		CountingInput(InputStream in) {
 			super(in);
 		}
 
+		int held() {
+			return this.aheadLimit - this.aheadPosition;
+		}
+
+		boolean awaitReadable(Socket socket, int millis) throws IOException {
+			if (held() > 0 || super.available() > 0) {
+				return true;
+			}
+			int timeout = socket.getSoTimeout();
+			socket.setSoTimeout(Math.max(1, millis));
+			try {
+				int read = super.read(this.ahead, 0, this.ahead.length);
+				count(read);
+				if (read <= 0) {
+					return false;
+				}
+				this.aheadPosition = 0;
+				this.aheadLimit = read;
+				return true;
+			}
+			catch (SocketTimeoutException ex) {
+				return false;
+			}
+			finally {
+				socket.setSoTimeout(timeout);
+			}
+		}
+
 		@Override
 		public int read() throws IOException {
+			if (held() > 0) {
+				return this.ahead[this.aheadPosition++] & 0xff;
+			}
 			int read = super.read();
-			if (read < 0) {
-				SocketProbe.this.endOfStream = true;
-			}
-			else {
-				SocketProbe.this.bytes.incrementAndGet();
-			}
+			count((read < 0) ? -1 : 1);
 			return read;
 		}
 
 		@Override
 		public int read(byte[] buffer, int offset, int length) throws IOException {
+			int held = held();
+			if (held > 0) {
+				int taken = Math.min(held, length);
+				System.arraycopy(this.ahead, this.aheadPosition, buffer, offset, taken);
+				this.aheadPosition += taken;
+				return taken;
+			}
 			int read = super.read(buffer, offset, length);
+			count(read);
+			return read;
+		}
+
+		@Override
+		public int available() throws IOException {
+			int held = held();
+			return (held > 0) ? held : super.available();
+		}
+
+		@Override
+		public long skip(long n) throws IOException {
+			int held = held();
+			if (n > 0 && held > 0) {
+				int skipped = (int) Math.min(held, n);
+				this.aheadPosition += skipped;
+				return skipped;
+			}
+			return super.skip(n);
+		}
+
+		@Override
+		public boolean markSupported() {
+			return false;
+		}
+
+		/**
+		 * Counts what one read returned: bytes, or {@code -1} for the end of the stream.
+		 */
+		private void count(int read) {
 			if (read < 0) {
 				SocketProbe.this.endOfStream = true;
 			}
 			else {
 				SocketProbe.this.bytes.addAndGet(read);
 			}
-			return read;
 		}
 
 	}

@@ -117,10 +117,10 @@ final class DeliveryContract implements Runnable {
 	private static final long WATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
 	/**
-	 * The longest an open sink transaction waits, with nothing handed over, for a
-	 * transaction the reader is still reading.
+	 * The longest an open sink transaction waits, from the first time the delivery thread
+	 * found nothing handed over, for the backlog the reader is still reading.
 	 */
-	private static final long SINK_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+	private static final long SINK_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
 	private final ConsumerConfig config;
 
@@ -470,14 +470,17 @@ final class DeliveryContract implements Runnable {
 				if (this.backfills.hasPending()) {
 					this.backfills.deliverPending(() -> !handOff.isEmpty());
 				}
+				if (!this.dispatcher.sinkWaiting()) {
+					emptySince = 0;
+				}
 				if (handOff.drainTo(batch, BATCH, 0, TimeUnit.MILLISECONDS) == 0) {
 					long now = System.nanoTime();
 					if (emptySince == 0) {
 						emptySince = now;
 					}
 					if (streamReader.caughtUp() || now - emptySince >= SINK_WAIT_NANOS) {
-						// Nothing is waiting (or the reader is stuck): a sink
-						// transaction open for more is committed now.
+						// Nothing is waiting (or the backlog took too long): a
+						// sink transaction open for more is committed now.
 						this.dispatcher.idle();
 					}
 					if (!this.backfills.hasPending()) {
@@ -485,9 +488,6 @@ final class DeliveryContract implements Runnable {
 						// transaction waits for it a moment at a time.
 						handOff.drainTo(batch, BATCH, this.dispatcher.sinkWaiting() ? 1 : 50, TimeUnit.MILLISECONDS);
 					}
-				}
-				if (!batch.isEmpty()) {
-					emptySince = 0;
 				}
 				for (Event event : batch) {
 					if (stopNow()) {

@@ -85,6 +85,12 @@ final class StreamReader implements Runnable {
 
 	private volatile boolean caughtUp;
 
+	/** Whether the last batch ended because the stream had nothing more. */
+	private boolean drained;
+
+	/** A payload read behind a complete batch, assembled first in the next one. */
+	private @Nullable ByteBuffer carried;
+
 	private long applied;
 
 	private boolean acknowledgementUnsent;
@@ -128,6 +134,9 @@ final class StreamReader implements Runnable {
 			while (!this.stopRequested) {
 				reportAcknowledged();
 				if (!pending.isEmpty()) {
+					// When the stream had nothing behind this batch, the delivery
+					// thread may take "nothing more" for an answer once it has it.
+					this.caughtUp = this.drained;
 					if (!this.handOff.offerAll(pending)) {
 						waitForRoom();
 					}
@@ -137,33 +146,22 @@ final class StreamReader implements Runnable {
 					passOnBuffered(pending);
 					continue;
 				}
-				ByteBuffer payload = read(Duration.ZERO);
+				// Behind: something was already there when the reader looked. Caught up:
+				// it had to wait, and what arrives meanwhile is news, not a backlog.
+				ByteBuffer payload = this.carried;
+				this.carried = null;
 				if (payload == null) {
+					payload = read(Duration.ZERO);
+				}
+				if (payload != null) {
+					this.caughtUp = false;
+				}
+				else {
 					this.caughtUp = true;
 					payload = read(POLL);
 				}
 				if (payload != null) {
-					this.caughtUp = false;
-					long bytes = payload.remaining();
-					assemble(payload, pending);
-					// Gather what has already arrived, so that a busy
-					// delivery thread takes a batch at a time instead of
-					// waking once per event. Bounded by the hand-off's room
-					// and by BATCH_NANOS, so a steady trickle is not held
-					// back. A waiting delivery thread gets each transaction
-					// as soon as its commit is read; inside a transaction the
-					// batch waits a moment for the next message, which the
-					// server sends right behind the last one.
-					long batchStart = System.nanoTime();
-					int maxEvents = Math.min(BATCH_EVENTS, this.handOff.remainingCapacity());
-					long maxBytes = this.handOff.remainingBytes();
-					while (pending.size() < maxEvents && bytes < maxBytes
-							&& System.nanoTime() - batchStart < BATCH_NANOS && !this.assembler.hasBuffered()
-							&& !(pending.peekLast() instanceof Event.Commit && this.handOff.takerWaiting())
-							&& (payload = read(restOfTransaction(pending))) != null) {
-						bytes += payload.remaining();
-						assemble(payload, pending);
-					}
+					gather(payload, pending);
 				}
 				else {
 					acknowledgeIdle();
@@ -238,9 +236,38 @@ final class StreamReader implements Runnable {
 		this.acknowledgementUnsent = false;
 	}
 
-	private Duration restOfTransaction(Deque<Event> pending) {
-		return (this.assembler.inTransaction() && !(pending.peekLast() instanceof Event.Commit)) ? NEXT_MESSAGE
-				: Duration.ZERO;
+	/**
+	 * Assembles a payload and gathers what has already arrived behind it, so that a busy
+	 * delivery thread takes a batch at a time instead of waking once per event. Bounded
+	 * by the hand-off's room and by {@link #BATCH_NANOS}, so that a steady trickle is not
+	 * held back. A waiting delivery thread gets each transaction as soon as its commit is
+	 * read (a payload read behind it is carried to the next batch); inside a transaction
+	 * the batch waits a moment for the next message, which the server sends right behind
+	 * the last one. Notes whether the stream ran dry, which {@link #caughtUp()} reports
+	 * once the batch is handed over.
+	 */
+	private void gather(ByteBuffer first, Deque<Event> pending) {
+		this.drained = false;
+		long bytes = first.remaining();
+		assemble(first, pending);
+		long batchStart = System.nanoTime();
+		int maxEvents = Math.min(BATCH_EVENTS, this.handOff.remainingCapacity());
+		long maxBytes = this.handOff.remainingBytes();
+		while (pending.size() < maxEvents && bytes < maxBytes && System.nanoTime() - batchStart < BATCH_NANOS
+				&& !this.assembler.hasBuffered()) {
+			boolean complete = !this.assembler.inTransaction();
+			ByteBuffer payload = read(complete ? Duration.ZERO : NEXT_MESSAGE);
+			if (payload == null) {
+				this.drained = complete;
+				return;
+			}
+			if (complete && pending.peekLast() instanceof Event.Commit && this.handOff.takerWaiting()) {
+				this.carried = payload;
+				return;
+			}
+			bytes += payload.remaining();
+			assemble(payload, pending);
+		}
 	}
 
 	private void assemble(ByteBuffer payload, Deque<Event> pending) {
@@ -293,10 +320,11 @@ final class StreamReader implements Runnable {
 	}
 
 	/**
-	 * Returns whether the reader has handed over everything it read and found nothing
-	 * more in the stream, so that the delivery thread can tell "nothing more is waiting"
-	 * from "the next transaction is being read". A hint: data may arrive at any moment.
-	 * @return {@code true} while the reader waits for the stream
+	 * Returns whether the reader is caught up with the stream: it last found the stream
+	 * empty and has at most one new arrival in hand, so that the delivery thread can tell
+	 * "nothing more is waiting" from a backlog being read (which an open sink transaction
+	 * waits for). A hint: data may arrive at any moment.
+	 * @return {@code true} unless the reader is working through a backlog
 	 */
 	boolean caughtUp() {
 		return this.caughtUp;

@@ -27,13 +27,14 @@ import org.slf4j.LoggerFactory;
  * request. An empty {@code readPending()} only asks the socket how many bytes it holds
  * (and waits up to 1 ms in the socket at most once a second), so between empty polls the
  * stream waits in the socket itself through its {@link SocketProbe}, for the caller's
- * timeout at most: the first byte of the next message wakes it, as a blocking read would,
- * and the message is then read at once. Where it cannot (a TLS connection, whose bytes
- * pgjdbc's non-blocking read only sees once decrypted, or a wait under 1 ms) it polls: it
- * parks {@link #BUSY_PARK_NANOS} between empty polls while messages flow (within
- * {@link #BUSY_WINDOW_NANOS} of the last one), which lets the socket fill instead of
- * spinning a core against the walsender, and after that doubles the park from 1 ms up to
- * {@link #MAX_PARK_NANOS}.
+ * timeout at most (in whole milliseconds, rounded up): the first byte of the next message
+ * wakes it, as a blocking read would, and the message is then read at once. Where it
+ * cannot (a TLS connection, whose bytes pgjdbc's non-blocking read only sees once
+ * decrypted, and whose socket pgjdbc checks at most once a second after finding nothing)
+ * it polls: it parks {@link #BUSY_PARK_NANOS} between empty polls while messages flow
+ * (within {@link #BUSY_WINDOW_NANOS} of the last one), which lets the socket fill instead
+ * of spinning a core against the walsender, and after that doubles the park from 1 ms up
+ * to {@link #MAX_PARK_NANOS}.
  * <p>
  * <b>Status.</b> pgjdbc's own status timer is off (interval 0): the owner decides when
  * the server hears from it ({@link #sendStatus()}), and pgjdbc only answers keepalives

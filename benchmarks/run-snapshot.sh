@@ -95,7 +95,9 @@ log "build (./mvnw -pl benchmarks -am package ${PROFILE[*]:-})"
 CP="$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")"
 
 log "run: $RUNS run(s), legs $LEGS, parallelism $PARALLELISM, binary=$BINARY"
-java -cp "$CP" io.postlog.benchmarks.e2e.SnapshotLeg url="$URL" user=postgres table=bench_rows rows="$ROWS" \
+# SNAPSHOT_JAVA_OPTS: extra JVM flags for the leg, e.g. -XX:StartFlightRecording=filename=/tmp/snap.jfr
+# shellcheck disable=SC2086
+java ${SNAPSHOT_JAVA_OPTS:-} -cp "$CP" io.postlog.benchmarks.e2e.SnapshotLeg url="$URL" user=postgres table=bench_rows rows="$ROWS" \
 	runs="$RUNS" parallelism="$PARALLELISM" binary="$BINARY" legs="$LEGS" | tee "$WORK/results.txt" \
 	| grep '^RESULT\|^FAILED' >&2
 grep -q '^FAILED' "$WORK/results.txt" && die "a leg failed"

@@ -14,7 +14,7 @@ RUNS=3
 RATE=1000
 SECONDS_=10
 CHUNK=10000
-RUNS=1
+
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 
 while [ $# -gt 0 ]; do
@@ -85,8 +85,8 @@ log "build (./mvnw -pl benchmarks -am package)"
 CP="$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")"
 
 log "run: $RUNS run(s), $RATE tx/s, $SECONDS_ s, chunks of $CHUNK"
-java -cp "$CP" io.postlog.benchmarks.e2e.BackfillLeg url="$URL" user=postgres table=bench_rows rows="$ROWS" \
-	runs="$RUNS" rate="$RATE" seconds="$SECONDS_" chunk="$CHUNK" | tee "$WORK/results.txt" | grep '^RESULT\|^FAILED' >&2
+java ${BACKFILL_JAVA_OPTS:-} -cp "$CP" io.postlog.benchmarks.e2e.BackfillLeg url="$URL" user=postgres table=bench_rows rows="$ROWS" \
+	runs="$RUNS" rate="$RATE" seconds="$SECONDS_" chunk="$CHUNK" | tee "$WORK/results.txt" | grep '^RESULT\|^FAILED\|^PROBE' >&2
 grep -q '^FAILED' "$WORK/results.txt" && die "a leg failed"
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 

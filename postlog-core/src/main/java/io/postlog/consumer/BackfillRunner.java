@@ -3,6 +3,7 @@ package io.postlog.consumer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HexFormat;
@@ -30,11 +31,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The body of the backfill thread: runs backfills one after the other, table by table,
  * chunk by chunk. Per chunk: announce it to the {@link BackfillWindow}, write the low
- * watermark, read the chunk, hand its rows over, write the high watermark, wait until the
- * window delivered it and every subscription finished it, then record the progress. A
- * lost connection or a chunk that did not come through (a reconnect of the stream, the
- * slot held by another process) redoes the chunk with new watermarks; what cannot succeed
- * by retrying fails the backfill, never the consumer. Thread-safe: {@link #submit} and
+ * watermark, read the chunk, hand its rows over, write the high watermark; once the
+ * window delivered it and every subscription finished it, record the progress. The next
+ * chunk is read while the stream carries the last one. A lost connection or a chunk that
+ * did not come through (a reconnect of the stream, the slot held by another process)
+ * redoes the chunk, and those read after it, with new watermarks; what cannot succeed by
+ * retrying fails the backfill, never the consumer. Thread-safe: {@link #submit} and
  * {@link #stop} may be called from any thread.
  */
 final class BackfillRunner implements Runnable {
@@ -43,6 +45,9 @@ final class BackfillRunner implements Runnable {
 
 	/** How long a chunk may take to come through the stream before it is redone. */
 	private static final Duration CHUNK_TIMEOUT = Duration.ofSeconds(60);
+
+	/** Chunks open at once: the next one is read while the last one is delivered. */
+	private static final int CHUNKS_IN_FLIGHT = 2;
 
 	private static final Duration PROGRESS_LOG_INTERVAL = Duration.ofSeconds(5);
 
@@ -231,7 +236,10 @@ final class BackfillRunner implements Runnable {
 	}
 
 	/**
-	 * Backfills one table to its end.
+	 * Backfills one table to its end. The next chunk is read while the last one is
+	 * delivered (at most {@value #CHUNKS_IN_FLIGHT} chunks are open at once), and a
+	 * chunk's progress is recorded once it and every chunk before it settled. A chunk
+	 * that did not come through is read again with the chunks after it.
 	 * @return whether it got there (else the backfill was cancelled, or the consumer
 	 * stops)
 	 */
@@ -244,30 +252,60 @@ final class BackfillRunner implements Runnable {
 			return false;
 		}
 		this.window.activate(table, this.reader);
+		ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
 		try {
-			List<String> after = resumeAfter;
 			long rows = backfill.tableRows(ordinal);
 			backfill.progressed(ordinal, rows, table.estimatedRows(), false);
 			logger.info("Backfill {} reads {} for slot {} ({} rows estimated)", backfill.id(), tableId,
 					this.config.slotName(), table.estimatedRows());
-			for (int chunkNumber = 0;; chunkNumber++) {
-				ChunkOutcome outcome = chunk(backfill, table, after, chunkNumber);
-				if (outcome == null) {
-					return false;
+			List<String> settledAfter = resumeAfter;
+			List<String> readAfter = resumeAfter;
+			boolean readToEnd = false;
+			int chunkNumber = 0;
+			int attempt = 1;
+			while (true) {
+				if (!readToEnd && inFlight.size() < CHUNKS_IN_FLIGHT) {
+					InFlight read = read(backfill, table, readAfter, chunkNumber++);
+					if (read == null) {
+						return false;
+					}
+					if (read.rows == 0) {
+						readToEnd = true;
+					}
+					else {
+						inFlight.add(read);
+						readAfter = read.lastKey;
+						readToEnd = read.rows < this.settings.chunkSize();
+					}
+					continue;
 				}
-				rows += outcome.rows;
-				boolean last = outcome.rows < this.settings.chunkSize();
-				List<String> position = (outcome.lastKey != null) ? outcome.lastKey : after;
-				long done = rows;
-				Boolean saved = withConnection(backfill, (c) -> {
-					this.store.save(c, backfill.id(), ordinal, position, done, last);
-					return true;
-				});
-				if (saved == null) {
+				InFlight oldest = inFlight.peek();
+				if (oldest != null) {
+					if (!awaitSettled(backfill, oldest.chunk)) {
+						if (backfill.cancelRequested() || this.stopped || ended()) {
+							return false;
+						}
+						attempt++;
+						logger.info(
+								"Backfill {}: a chunk of {} did not come through the stream of slot {} in time; "
+										+ "reading it again (attempt {})",
+								backfill.id(), table.table(), this.config.slotName(), attempt);
+						abandon(inFlight);
+						readAfter = settledAfter;
+						readToEnd = false;
+						continue;
+					}
+					inFlight.poll();
+					this.window.close(oldest.chunk);
+					rows += oldest.chunk.deliveredRows() + oldest.chunk.droppedRows();
+					settledAfter = oldest.lastKey;
+					attempt = 1;
+				}
+				boolean last = readToEnd && inFlight.isEmpty();
+				if (!save(backfill, ordinal, settledAfter, rows, last)) {
 					return false;
 				}
 				backfill.progressed(ordinal, rows, table.estimatedRows(), last);
-				after = position;
 				logProgress(backfill, last);
 				if (last) {
 					return true;
@@ -275,55 +313,75 @@ final class BackfillRunner implements Runnable {
 			}
 		}
 		finally {
+			abandon(inFlight);
 			if (backfill.tableDone(ordinal)) {
 				this.window.deactivate(tableId);
 			}
 		}
 	}
 
+	private boolean save(Backfill backfill, int ordinal, @Nullable List<String> position, long rows, boolean last)
+			throws InterruptedException {
+		Boolean saved = withConnection(backfill, (c) -> {
+			this.store.save(c, backfill.id(), ordinal, position, rows, last);
+			return true;
+		});
+		return saved != null;
+	}
+
 	/**
-	 * Reads and delivers one chunk, redoing it until it came through.
-	 * @return what it held, or {@code null} if cancelled or stopping
+	 * Drops the chunks in flight. One whose delivery began is waited for, so that no row
+	 * of a backfill is delivered after it ended.
 	 */
-	private @Nullable ChunkOutcome chunk(Backfill backfill, BackfillTable table, @Nullable List<String> after,
+	private void abandon(ArrayDeque<InFlight> inFlight) throws InterruptedException {
+		for (InFlight read : inFlight) {
+			if (!read.chunk.abandon()) {
+				while (!read.chunk.awaitDelivered(50, TimeUnit.MILLISECONDS) && !this.stopped && !ended()) {
+					// Delivering: the delivery thread finishes it.
+				}
+			}
+			this.window.close(read.chunk);
+		}
+		inFlight.clear();
+	}
+
+	/**
+	 * Reads one chunk between its watermarks; the window delivers it at the high one.
+	 * @return the chunk in flight (with no rows, and closed, if the table has none left),
+	 * or {@code null} if cancelled or stopping
+	 */
+	private @Nullable InFlight read(Backfill backfill, BackfillTable table, @Nullable List<String> after,
 			int chunkNumber) throws InterruptedException {
-		for (int attempt = 1;; attempt++) {
-			if (!awaitStreaming(backfill)) {
+		if (!awaitStreaming(backfill)) {
+			return null;
+		}
+		String token = backfill.id() + "/" + chunkNumber + "/"
+				+ HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
+		BackfillWindow.Chunk chunk = this.window.open(token, table);
+		boolean inFlight = false;
+		try {
+			BackfillChunk rows = withConnection(backfill, (c) -> {
+				this.watermarks.write(c, chunk.low());
+				BackfillChunk read = this.reader.read(c, table, after, this.settings.chunkSize(), this.binary,
+						chunk.deliveredBefore);
+				if (!read.rows().isEmpty()) {
+					chunk.rows(read);
+					this.watermarks.write(c, chunk.high());
+				}
+				return read;
+			});
+			if (rows == null) {
 				return null;
 			}
-			String token = backfill.id() + "/" + chunkNumber + "/"
-					+ HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
-			BackfillWindow.Chunk chunk = this.window.open(token, table);
-			try {
-				BackfillChunk rows = withConnection(backfill, (c) -> {
-					this.watermarks.write(c, chunk.low());
-					BackfillChunk read = this.reader.read(c, table, after, this.settings.chunkSize(), this.binary,
-							chunk.deliveredBefore);
-					if (!read.rows().isEmpty()) {
-						chunk.rows(read);
-						this.watermarks.write(c, chunk.high());
-					}
-					return read;
-				});
-				if (rows == null) {
-					chunk.abandon();
-					return null;
-				}
-				if (rows.rows().isEmpty()) {
-					return new ChunkOutcome(0, null);
-				}
-				if (awaitSettled(backfill, chunk)) {
-					return new ChunkOutcome(chunk.deliveredRows() + chunk.droppedRows(), rows.lastKey());
-				}
-				if (backfill.cancelRequested() || this.stopped) {
-					return null;
-				}
-				logger.info(
-						"Backfill {}: chunk {} of {} did not come through the stream of slot {} in time; "
-								+ "reading it again (attempt {})",
-						backfill.id(), chunkNumber + 1, table.table(), this.config.slotName(), attempt + 1);
+			if (rows.rows().isEmpty()) {
+				return new InFlight(chunk, 0, after);
 			}
-			finally {
+			inFlight = true;
+			return new InFlight(chunk, rows.rows().size(), rows.lastKey());
+		}
+		finally {
+			if (!inFlight) {
+				chunk.abandon();
 				this.window.close(chunk);
 			}
 		}
@@ -468,7 +526,8 @@ final class BackfillRunner implements Runnable {
 
 	}
 
-	private record ChunkOutcome(long rows, @Nullable List<String> lastKey) {
+	/** A chunk read and not yet settled. */
+	private record InFlight(BackfillWindow.Chunk chunk, int rows, @Nullable List<String> lastKey) {
 
 	}
 

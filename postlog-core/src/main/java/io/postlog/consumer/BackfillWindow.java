@@ -3,7 +3,9 @@ package io.postlog.consumer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,22 +33,25 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The stream side of backfills (the DBLog watermark algorithm), on the delivery thread,
- * in front of the {@link Dispatcher}. For the chunk being read it records the key (and
- * transaction) of every streamed change of its table from the moment the chunk is
- * announced; the low watermark marks where its window opens, the high watermark where it
- * closes. At the commit of the high watermark's transaction, in stream order, the chunk's
- * rows go to the subscriptions as {@code SNAPSHOT} changes through
- * {@link Dispatcher#snapshot}, but for those whose key a streamed change won over: one
- * committed after the low watermark, or one the read did not see (the read's snapshot
- * decides that, which covers a transaction whose commit is in the WAL before the low
- * watermark but was not yet visible when the chunk was read). A chunk row's lane is the
- * one a streamed change of its key takes, so each key keeps its order on lanes.
+ * in front of the {@link Dispatcher}. For each chunk announced it records the key (and
+ * transaction) of every streamed change of its table from the moment of the announcement;
+ * the low watermark marks where its window opens, the high watermark where it closes.
+ * Several chunks may be open at once (the runner reads the next chunk while the last one
+ * is delivered): their key ranges do not overlap, and each has its own window. At the
+ * commit of the high watermark's transaction, in stream order, the chunk's rows go to the
+ * subscriptions as {@code SNAPSHOT} changes through {@link Dispatcher#snapshot}, but for
+ * those whose key a streamed change won over: one committed after the low watermark, or
+ * one the read did not see (the read's snapshot decides that, which covers a transaction
+ * whose commit is in the WAL before the low watermark but was not yet visible when the
+ * chunk was read). A chunk row's lane is the one a streamed change of its key takes, so
+ * each key keeps its order on lanes.
  * <p>
  * Slices: from the high watermark's commit on, the chunk's rows go a slice
  * ({@value #BATCH} rows) at a time: one slice after each streamed transaction, and the
  * rest whenever no streamed event waits, so that streamed changes do not queue behind a
- * whole chunk. A streamed change of a key whose row is still to go supersedes that row
- * (it is dropped, as in the window): no row of a key follows a newer change of it.
+ * whole chunk. Chunks whose high watermarks came go in that order, one after the other. A
+ * streamed change of a key whose row is still to go supersedes that row (it is dropped,
+ * as in the window): no row of a key follows a newer change of it.
  * <p>
  * TOAST: an update that does not resend a TOASTed value would give a subscription an
  * {@link UnchangedToast} for a row it may never have been given whole (its chunk row not
@@ -65,7 +70,8 @@ import org.slf4j.LoggerFactory;
  * new snapshot until it sees them all ({@link BackfillReader}).
  * <p>
  * Watermarks and changes of postlog's backfill tables never reach a subscription. Not
- * thread-safe but for {@link #open}, {@link #activate} and {@link #deactivate}.
+ * thread-safe but for {@link #open}, {@link #close}, {@link #activate} and
+ * {@link #deactivate}.
  */
 final class BackfillWindow {
 
@@ -94,11 +100,13 @@ final class BackfillWindow {
 
 	private final @Nullable Delivered delivered;
 
-	private volatile @Nullable Chunk current;
+	/** The chunks announced and not yet closed, oldest first; copied on write. */
+	private volatile Chunk[] open = new Chunk[0];
 
 	private volatile @Nullable BackfillReader reader;
 
-	private @Nullable Pending pending;
+	/** The chunks whose rows go in slices, in the order of their high watermarks. */
+	private final ArrayDeque<Pending> pending = new ArrayDeque<>();
 
 	private @Nullable Connection merging;
 
@@ -135,22 +143,27 @@ final class BackfillWindow {
 	 */
 	Chunk open(String token, BackfillTable table) {
 		Chunk chunk = new Chunk(token, table);
-		this.current = chunk;
+		synchronized (this) {
+			Chunk[] chunks = Arrays.copyOf(this.open, this.open.length + 1);
+			chunks[chunks.length - 1] = chunk;
+			this.open = chunks;
+		}
 		// After the announcement: a transaction whose Begin this copy misses has all of
 		// its changes recorded for the chunk.
 		chunk.deliveredBefore = (this.delivered != null) ? this.delivered.copy() : new long[0];
 		return chunk;
 	}
 
-	/** Forgets the chunk announced, if it is this one. Thread-safe. */
-	void close(Chunk chunk) {
-		if (this.current == chunk) {
-			this.current = null;
+	/** Forgets a chunk announced. Thread-safe. */
+	synchronized void close(Chunk chunk) {
+		List<Chunk> chunks = new ArrayList<>(Arrays.asList(this.open));
+		if (chunks.remove(chunk)) {
+			this.open = chunks.toArray(new Chunk[0]);
 		}
 	}
 
 	void deliver(Event event) throws InterruptedException {
-		Chunk chunk = this.current;
+		Chunk[] chunks = this.open;
 		if (event instanceof Event.Begin begin) {
 			this.openXid = begin.xid();
 			if (this.delivered != null) {
@@ -162,20 +175,21 @@ final class BackfillWindow {
 		if (event instanceof Event.ChangeArrived arrived) {
 			Change change = arrived.change();
 			if (this.watermarks != null && this.watermarks.isWatermark(change)) {
-				if (chunk != null) {
-					watermark(chunk, this.watermarks.token(change), change.commitLsn());
-				}
+				watermark(chunks, this.watermarks.token(change));
 				return;
 			}
 			if (change.table().equals(this.progressTable)) {
 				return;
 			}
-			if (chunk != null && change.table().equals(chunk.table.table())) {
-				chunk.record(change, this.openXid);
+			for (Chunk chunk : chunks) {
+				if (change.table().equals(chunk.table.table())) {
+					chunk.record(change, this.openXid);
+				}
 			}
-			Pending slices = this.pending;
-			if (slices != null && change.table().equals(slices.chunk.table.table())) {
-				slices.supersede(change);
+			for (Pending slices : this.pending) {
+				if (change.table().equals(slices.chunk.table.table())) {
+					slices.supersede(change);
+				}
 			}
 			Event.ChangeArrived delivered = merged(arrived);
 			if (delivered != null) {
@@ -188,34 +202,40 @@ final class BackfillWindow {
 			if (token == null) {
 				this.dispatcher.deliver(event);
 			}
-			else if (chunk != null && arrived.message().transactional()) {
-				watermark(chunk, token, arrived.message().lsn());
+			else if (arrived.message().transactional()) {
+				watermark(chunks, token);
 			}
 			return;
 		}
 		this.dispatcher.deliver(event);
 		Event.Commit commit = (Event.Commit) event;
-		if (chunk != null && chunk.highSeen) {
-			deliverChunk(chunk, commit);
+		boolean closed = false;
+		for (Chunk chunk : chunks) {
+			if (chunk.highSeen) {
+				deliverChunk(chunk, commit);
+				closed = true;
+			}
 		}
-		else if (this.pending != null) {
+		if (!closed && !this.pending.isEmpty()) {
 			// At least a slice per streamed transaction, however busy the stream.
 			deliverSlice();
 		}
 	}
 
-	private void watermark(Chunk chunk, @Nullable String token, Lsn lsn) {
+	private static void watermark(Chunk[] chunks, @Nullable String token) {
 		if (token == null) {
 			return;
 		}
-		if (token.equals(chunk.low())) {
-			chunk.lowSeen = true;
-		}
-		else if (token.equals(chunk.high())) {
-			if (!chunk.lowSeen) {
-				logger.debug("High watermark of backfill chunk {} without its low one", chunk.token);
+		for (Chunk chunk : chunks) {
+			if (token.equals(chunk.low())) {
+				chunk.lowSeen = true;
 			}
-			chunk.highSeen = true;
+			else if (token.equals(chunk.high())) {
+				if (!chunk.lowSeen) {
+					logger.debug("High watermark of backfill chunk {} without its low one", chunk.token);
+				}
+				chunk.highSeen = true;
+			}
 		}
 	}
 
@@ -233,13 +253,11 @@ final class BackfillWindow {
 				return;
 			}
 		}
-		// The rows of a chunk whose high watermark came before go first (a reconnect can
-		// send a high watermark again: that chunk's rows then go again from the start).
-		while (this.pending != null && this.pending.chunk != chunk) {
-			deliverSlice();
-		}
+		// The rows of chunks whose high watermarks came before go first. A reconnect can
+		// send a high watermark again: that chunk's rows then go again from the start.
+		this.pending.removeIf((slices) -> slices.chunk == chunk);
 		String idPrefix = this.config.slotName() + "/" + commit.commitLsn() + "/backfill/";
-		this.pending = new Pending(chunk, commit.commitLsn(), commit.commitTime(), idPrefix);
+		this.pending.add(new Pending(chunk, commit.commitLsn(), commit.commitTime(), idPrefix));
 		deliverSlice();
 	}
 
@@ -248,7 +266,7 @@ final class BackfillWindow {
 	 * between streamed transactions.
 	 */
 	boolean hasPending() {
-		return this.pending != null;
+		return !this.pending.isEmpty();
 	}
 
 	/**
@@ -257,13 +275,13 @@ final class BackfillWindow {
 	 * @param streamWaiting whether the stream has an event waiting
 	 */
 	void deliverPending(BooleanSupplier streamWaiting) throws InterruptedException {
-		while (this.pending != null && !this.dispatcher.inTransaction() && !streamWaiting.getAsBoolean()) {
+		while (!this.pending.isEmpty() && !this.dispatcher.inTransaction() && !streamWaiting.getAsBoolean()) {
 			deliverSlice();
 		}
 	}
 
 	private void deliverSlice() throws InterruptedException {
-		Pending slices = this.pending;
+		Pending slices = this.pending.peek();
 		if (slices == null) {
 			return;
 		}
@@ -278,13 +296,13 @@ final class BackfillWindow {
 			Change change = new Change(Operation.SNAPSHOT, slices.chunk.table.table(), null, row.row(), 0L,
 					slices.point, slices.time, slices.index, slices.idPrefix + slices.index);
 			slices.index++;
-			batch.add(new Event.ChangeArrived(change, row.route(), row.route(), size(row.row())));
+			batch.add(new Event.ChangeArrived(change, row.route(), row.route(), row.bytes()));
 		}
 		if (!batch.isEmpty()) {
 			slices.entries.add(this.dispatcher.snapshot(batch, slices.point, slices.time));
 		}
 		if (slices.next >= rows.size()) {
-			this.pending = null;
+			this.pending.poll();
 			slices.chunk.delivered(slices.entries, slices.index, slices.dropped);
 		}
 	}
@@ -373,16 +391,6 @@ final class BackfillWindow {
 		}
 	}
 
-	/** About the bytes a row holds, which bounds what lanes queue. */
-	private static int size(Row row) {
-		long bytes = 16;
-		for (Object value : row.asMap().values()) {
-			bytes += (value instanceof String text) ? 2L * text.length()
-					: (value instanceof byte[] binary) ? binary.length : 16;
-		}
-		return (int) Math.min(Integer.MAX_VALUE, bytes);
-	}
-
 	/**
 	 * One chunk between its announcement and its delivery: its rows, given by the runner
 	 * before it writes the high watermark, and what the delivery thread recorded.
@@ -455,6 +463,11 @@ final class BackfillWindow {
 			if (before != null && !before.equals(after)) {
 				this.changed.computeIfAbsent(before, (k) -> new ArrayList<>()).add(seen);
 			}
+		}
+
+		/** Whether any streamed change of the table was recorded for the chunk. */
+		private boolean changedAny() {
+			return !this.changed.isEmpty();
 		}
 
 		private boolean wonOver(List<@Nullable Object> key, BackfillChunk rows) {
@@ -548,7 +561,7 @@ final class BackfillWindow {
 			this.idPrefix = idPrefix;
 			BackfillChunk rows = chunk.rows;
 			this.superseded = new boolean[rows.rows().size()];
-			for (int i = 0; i < this.superseded.length; i++) {
+			for (int i = 0; i < this.superseded.length && chunk.changedAny(); i++) {
 				if (chunk.wonOver(rows.rows().get(i).key(), rows)) {
 					this.superseded[i] = true;
 					this.dropped++;

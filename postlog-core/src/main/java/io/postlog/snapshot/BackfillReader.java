@@ -302,33 +302,41 @@ public final class BackfillReader {
 		int keys = table.keyPositions.length;
 		byte[][] fields = new byte[keys + plan.columnNames.size()][];
 		List<BackfillRow> rows = new ArrayList<>();
-		List<String> lastKey = null;
+		byte[][] lastKey = null;
 		String where = "a backfill chunk";
+		int tableHash = plan.table.hashCode();
 		while (copyRows.next(fields)) {
 			@Nullable Object[] values = new Object[plan.columnNames.size()];
+			int bytes = 16;
 			for (int i = 0; i < values.length; i++) {
 				byte[] field = fields[keys + i];
 				values[i] = (field != null) ? decode(plan, i, field, binary, where) : null;
+				bytes += (field != null) ? field.length + 4 : 4;
 			}
 			List<@Nullable Object> key = new ArrayList<>(keys);
 			for (int position : table.keyPositions) {
 				key.add(BackfillTable.keyValue(values[position]));
 			}
-			int route = plan.table.hashCode();
+			int route = tableHash;
 			if (table.routesByKey) {
 				for (int position : table.hashPositions) {
 					byte[] field = fields[keys + position];
 					route = 31 * route + ((field != null) ? Arrays.hashCode(field) : 0);
 				}
 			}
-			rows.add(new BackfillRow(Row.ofOwned(plan.columns, values), key, route));
-			List<String> text = new ArrayList<>(keys);
-			for (int i = 0; i < keys; i++) {
-				text.add(new String(fields[i], StandardCharsets.UTF_8));
-			}
-			lastKey = text;
+			rows.add(new BackfillRow(Row.ofOwned(plan.columns, values), key, route, bytes));
+			// Each field is a new array (CopyRows): the last key is kept as read.
+			lastKey = Arrays.copyOf(fields, keys);
 		}
-		return new BackfillChunk(rows, lastKey, visibility);
+		return new BackfillChunk(rows, (lastKey != null) ? text(lastKey) : null, visibility);
+	}
+
+	private static List<String> text(byte[][] key) {
+		List<String> text = new ArrayList<>(key.length);
+		for (byte[] field : key) {
+			text.add(new String(field, StandardCharsets.UTF_8));
+		}
+		return text;
 	}
 
 	private @Nullable Object decode(TablePlan plan, int column, byte[] field, boolean binary, String where) {

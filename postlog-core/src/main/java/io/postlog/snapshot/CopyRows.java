@@ -11,7 +11,7 @@ interface CopyRows {
 
 	/**
 	 * Reads the next row into {@code fields}.
-	 * @param fields one slot per field, overwritten
+	 * @param fields one slot per field, overwritten with a new array per field (or null)
 	 * @return {@code false} at the end of the data
 	 * @throws CopyFormatException if the data is malformed or has another field count
 	 */

@@ -122,6 +122,12 @@ final class DeliveryContract implements Runnable {
 	 */
 	private static final long SINK_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
+	/**
+	 * How often an open sink transaction looks again whether the reader caught up, while
+	 * nothing is handed over.
+	 */
+	private static final long SINK_RECHECK_MICROS = 100;
+
 	private final ConsumerConfig config;
 
 	private final ConsumerSetup.Result setup;
@@ -486,7 +492,8 @@ final class DeliveryContract implements Runnable {
 					if (!this.backfills.hasPending()) {
 						// While the reader reads the next transaction, an open sink
 						// transaction waits for it a moment at a time.
-						handOff.drainTo(batch, BATCH, this.dispatcher.sinkWaiting() ? 1 : 50, TimeUnit.MILLISECONDS);
+						handOff.drainTo(batch, BATCH, this.dispatcher.sinkWaiting() ? SINK_RECHECK_MICROS : 50_000,
+								TimeUnit.MICROSECONDS);
 					}
 				}
 				for (Event event : batch) {

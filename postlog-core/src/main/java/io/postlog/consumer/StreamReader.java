@@ -88,9 +88,6 @@ final class StreamReader implements Runnable {
 	/** Whether the last batch ended because the stream had nothing more. */
 	private boolean drained;
 
-	/** A payload read behind a complete batch, assembled first in the next one. */
-	private @Nullable ByteBuffer carried;
-
 	private long applied;
 
 	private boolean acknowledgementUnsent;
@@ -148,11 +145,7 @@ final class StreamReader implements Runnable {
 				}
 				// Behind: something was already there when the reader looked. Caught up:
 				// it had to wait, and what arrives meanwhile is news, not a backlog.
-				ByteBuffer payload = this.carried;
-				this.carried = null;
-				if (payload == null) {
-					payload = read(Duration.ZERO);
-				}
+				ByteBuffer payload = read(Duration.ZERO);
 				if (payload != null) {
 					this.caughtUp = false;
 				}
@@ -241,10 +234,10 @@ final class StreamReader implements Runnable {
 	 * delivery thread takes a batch at a time instead of waking once per event. Bounded
 	 * by the hand-off's room and by {@link #BATCH_NANOS}, so that a steady trickle is not
 	 * held back. A waiting delivery thread gets each transaction as soon as its commit is
-	 * read (a payload read behind it is carried to the next batch); inside a transaction
-	 * the batch waits a moment for the next message, which the server sends right behind
-	 * the last one. Notes whether the stream ran dry, which {@link #caughtUp()} reports
-	 * once the batch is handed over.
+	 * read, before the reader looks for more; inside a transaction the batch waits a
+	 * moment for the next message, which the server sends right behind the last one.
+	 * Notes whether the stream ran dry, which {@link #caughtUp()} reports once the batch
+	 * is handed over; a batch handed over at its commit leaves that to the next look.
 	 */
 	private void gather(ByteBuffer first, Deque<Event> pending) {
 		this.drained = false;
@@ -256,13 +249,14 @@ final class StreamReader implements Runnable {
 		while (pending.size() < maxEvents && bytes < maxBytes && System.nanoTime() - batchStart < BATCH_NANOS
 				&& !this.assembler.hasBuffered()) {
 			boolean complete = !this.assembler.inTransaction();
+			if (complete && pending.peekLast() instanceof Event.Commit && this.handOff.takerWaiting()) {
+				// Not even a look behind the commit: the server's keepalive usually
+				// comes right after it, and answering it would come first.
+				return;
+			}
 			ByteBuffer payload = read(complete ? Duration.ZERO : NEXT_MESSAGE);
 			if (payload == null) {
 				this.drained = complete;
-				return;
-			}
-			if (complete && pending.peekLast() instanceof Event.Commit && this.handOff.takerWaiting()) {
-				this.carried = payload;
 				return;
 			}
 			bytes += payload.remaining();
@@ -323,7 +317,9 @@ final class StreamReader implements Runnable {
 	 * Returns whether the reader is caught up with the stream: it last found the stream
 	 * empty and has at most one new arrival in hand, so that the delivery thread can tell
 	 * "nothing more is waiting" from a backlog being read (which an open sink transaction
-	 * waits for). A hint: data may arrive at any moment.
+	 * waits for). Right after a transaction was handed over at its commit it is
+	 * {@code false} until the reader looked again, a few microseconds later. A hint: data
+	 * may arrive at any moment.
 	 * @return {@code true} unless the reader is working through a backlog
 	 */
 	boolean caughtUp() {

@@ -86,7 +86,7 @@ CP="$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt
 
 log "run: $RUNS run(s), $RATE tx/s, $SECONDS_ s, chunks of $CHUNK"
 java ${BACKFILL_JAVA_OPTS:-} -cp "$CP" io.postlog.benchmarks.e2e.BackfillLeg url="$URL" user=postgres table=bench_rows rows="$ROWS" \
-	runs="$RUNS" rate="$RATE" seconds="$SECONDS_" chunk="$CHUNK" | tee "$WORK/results.txt" | grep '^RESULT\|^FAILED\|^PROBE' >&2
+	runs="$RUNS" rate="$RATE" seconds="$SECONDS_" chunk="$CHUNK" | tee "$WORK/results.txt" | grep '^RESULT\|^FAILED' >&2
 grep -q '^FAILED' "$WORK/results.txt" && die "a leg failed"
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 

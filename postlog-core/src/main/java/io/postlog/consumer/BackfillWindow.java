@@ -561,7 +561,11 @@ final class BackfillWindow {
 			this.idPrefix = idPrefix;
 			BackfillChunk rows = chunk.rows;
 			this.superseded = new boolean[rows.rows().size()];
-			for (int i = 0; i < this.superseded.length && chunk.changedAny(); i++) {
+			if (!chunk.changedAny()) {
+				// No streamed change of the table in the window: every row goes.
+				return;
+			}
+			for (int i = 0; i < this.superseded.length; i++) {
 				if (chunk.wonOver(rows.rows().get(i).key(), rows)) {
 					this.superseded[i] = true;
 					this.dropped++;

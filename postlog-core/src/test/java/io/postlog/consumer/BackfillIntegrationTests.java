@@ -27,8 +27,12 @@ import io.postlog.Operation;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.snapshot.KeylessTableException;
+import io.postlog.snapshot.SnapshotReadException;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import io.postlog.types.ValueDecoder;
+import io.postlog.types.ValueDecoders;
+import io.postlog.types.ValueDecodingException;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -45,7 +49,8 @@ import static org.awaitility.Awaitility.await;
  * during the backfill, no watermark reaches a subscription); TOASTed rows updated in
  * another column while they are backfilled (no update ever carries an
  * {@code UnchangedToast} for a row the subscription was not given whole, and the big
- * column ends equal to the table's); a keyless table refused; a cancelled backfill.
+ * column ends equal to the table's); a keyless table refused; a cancelled backfill; a
+ * value that does not decode, which fails the backfill and leaves the stream running.
  */
 @PostgresTest
 @Tag("matrix")
@@ -279,6 +284,48 @@ class BackfillIntegrationTests {
 		Thread.sleep(500);
 		assertThat(snapshotRows.get()).isEqualTo(delivered).isLessThan(20000);
 		assertThat(progressRows(database, "bf_cancel_slot")).isEmpty();
+	}
+
+	@Test
+	void aValueThatDoesNotDecodeFailsTheBackfillAndNotTheStream(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE bf_undecodable (id int PRIMARY KEY, addr inet)",
+				"INSERT INTO bf_undecodable SELECT g, NULL FROM generate_series(1, 1000) g",
+				"UPDATE bf_undecodable SET addr = '10.0.0.66' WHERE id = 700");
+		// Values are read at the read and decoded as their slice is delivered: this one
+		// fails there, and only there.
+		ValueDecoder refusing = new ValueDecoder() {
+
+			@Override
+			public Object decodeText(byte[] utf8) {
+				throw new ValueDecodingException(869, "refused by the test");
+			}
+
+			@Override
+			public Object decodeBinary(byte[] value) {
+				throw new ValueDecodingException(869, "refused by the test");
+			}
+
+		};
+		List<Integer> snapshotIds = new CopyOnWriteArrayList<>();
+		List<Integer> streamedIds = new CopyOnWriteArrayList<>();
+		ReplicationConsumer consumer = start(builder(database, "bf_undecodable_slot", "bf_undecodable", 100)
+			.valueDecoders(ValueDecoders.standard().withDecoder(869, refusing))
+			.changeHandler((change) -> {
+				int id = change.after().get("id", Integer.class);
+				(change.operation() == Operation.SNAPSHOT ? snapshotIds : streamedIds).add(id);
+			}));
+		await().atMost(Duration.ofMinutes(1)).until(() -> consumer.state() == ConsumerState.RUNNING);
+		Backfill backfill = consumer.backfill(List.of(TableId.parse("bf_undecodable")));
+		await().atMost(Duration.ofMinutes(1)).until(() -> backfill.state() == Backfill.State.FAILED);
+		assertThat(backfill.failure()).isInstanceOf(SnapshotReadException.class)
+			.hasMessageContaining("column 'addr' of table public.bf_undecodable")
+			.hasMessageNotContaining("10.0.0.66");
+		// Chunks of 100 rows in key order: the one holding row 700 went out not at all.
+		assertThat(snapshotIds).hasSizeGreaterThanOrEqualTo(600).allMatch((id) -> id <= 600);
+		database.execute("INSERT INTO bf_undecodable VALUES (1001, NULL)");
+		await().atMost(Duration.ofMinutes(1)).until(() -> streamedIds.contains(1001));
+		assertThat(consumer.state()).isEqualTo(ConsumerState.RUNNING);
+		assertThat(progressRows(database, "bf_undecodable_slot")).doesNotContain(backfill.id() + " done");
 	}
 
 	static ReplicationConsumer.Builder builder(PostgresDatabase database, String slot, String table, int chunkSize) {

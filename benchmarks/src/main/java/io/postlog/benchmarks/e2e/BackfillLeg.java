@@ -29,7 +29,10 @@ import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.snapshot.SnapshotOptions;
 import io.postlog.snapshot.SnapshotReader;
 import io.postlog.types.ValueDecoders;
+import org.postgresql.PGConnection;
 import org.postgresql.PGProperty;
+import org.postgresql.copy.CopyManager;
+import org.postgresql.copy.CopyOut;
 
 /**
  * A backfill's rate while the stream carries a steady load, against the initial
@@ -38,7 +41,9 @@ import org.postgresql.PGProperty;
  * over the table into a counting sink; then a consumer with backfills streaming a small
  * table into which a writer commits {@code rate} single-row transactions a second,
  * measured for {@code seconds} without a backfill, then while the whole table is
- * backfilled. Latency is delivery time minus commit time (one machine, one clock). Prints
+ * backfilled, then while another session reads the table the backfill's way and throws
+ * the rows away (the reference: what the server and the machine alone cost the stream).
+ * Latency is delivery time minus commit time (one machine, one clock). Prints
  * {@code RESULT} lines. Arguments:
  * {@code url= user= table=bench_rows rows= rate=1000 seconds=10 chunk=10000 runs=1}.
  */
@@ -183,6 +188,15 @@ public final class BackfillLeg {
 				System.exit(1);
 			}
 			report("stream-during-backfill", run, new ArrayList<>(latencies), snapshotRows.get(), elapsed);
+			latencies.clear();
+			start = System.nanoTime();
+			long copied = copyByKey(url, user, table, chunk);
+			elapsed = (System.nanoTime() - start) / 1e9;
+			if (copied != rows) {
+				System.out.println("FAILED leg=copy rows=" + copied);
+				System.exit(1);
+			}
+			report("stream-during-copy", run, new ArrayList<>(latencies), copied, elapsed);
 		}
 		finally {
 			writing.set(false);
@@ -194,6 +208,55 @@ public final class BackfillLeg {
 				statement.execute("DELETE FROM postlog_backfill");
 			}
 		}
+	}
+
+	/**
+	 * The reference for the backfill's effect on the stream: another session reads the
+	 * whole table as the backfill does (binary {@code COPY} of {@code chunk} rows in key
+	 * order after the last key, one short transaction each), and throws the bytes away.
+	 * What the stream's latency does meanwhile is the server's and the machine's share.
+	 * @return the rows read
+	 */
+	private static long copyByKey(String url, String user, String table, int chunk) throws Exception {
+		long rows = 0;
+		try (Connection connection = DriverManager.getConnection(url, user, null)) {
+			CopyManager copy = connection.unwrap(PGConnection.class).getCopyAPI();
+			long after = Long.MIN_VALUE;
+			while (true) {
+				long last = after;
+				long read = 0;
+				try (Statement statement = connection.createStatement()) {
+					statement.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+				}
+				CopyOut out = copy.copyOut("COPY (SELECT id::text, * FROM " + table + " WHERE id > " + after
+						+ " ORDER BY " + table + ".id LIMIT " + chunk + ") TO STDOUT (FORMAT binary)");
+				byte[] data;
+				while ((data = out.readFromCopy()) != null) {
+					// A CopyData message per row; the first also has the 19-byte header,
+					// and the trailer is a field count of -1.
+					int offset = (data[0] == 'P') ? 19 : 0;
+					if (data.length - offset > 6 && data[offset] != -1) {
+						read++;
+						last = firstField(data, offset);
+					}
+				}
+				try (Statement statement = connection.createStatement()) {
+					statement.execute("COMMIT");
+				}
+				rows += read;
+				if (read < chunk) {
+					return rows;
+				}
+				after = last;
+			}
+		}
+	}
+
+	/** The first field of a binary COPY row, the key's text, as a number. */
+	private static long firstField(byte[] data, int offset) {
+		int length = ((data[offset + 2] & 0xff) << 24) | ((data[offset + 3] & 0xff) << 16)
+				| ((data[offset + 4] & 0xff) << 8) | (data[offset + 5] & 0xff);
+		return Long.parseLong(new String(data, offset + 6, length, java.nio.charset.StandardCharsets.US_ASCII));
 	}
 
 	private static void write(String url, String user, int rate, AtomicBoolean writing, int run) {

@@ -391,7 +391,6 @@ final class BackfillRunner implements Runnable {
 	 * Waits until the window delivered the chunk and every subscription finished it.
 	 * @return {@code false} if it did not within the timeout (the chunk is dropped), or
 	 * the backfill was cancelled or the consumer stops
-	 * @throws SnapshotReadException if a row of the chunk does not decode
 	 */
 	private boolean awaitSettled(Backfill backfill, BackfillWindow.Chunk chunk) throws InterruptedException {
 		long deadline = System.nanoTime() + CHUNK_TIMEOUT.toNanos();
@@ -404,11 +403,6 @@ final class BackfillRunner implements Runnable {
 					return false;
 				}
 			}
-		}
-		SnapshotReadException failure = chunk.failure();
-		if (failure != null) {
-			// A row that does not decode fails the backfill, not the stream.
-			throw failure;
 		}
 		while (!this.ackWindow.settled(chunk.entries())) {
 			if (this.stopped || ended()) {

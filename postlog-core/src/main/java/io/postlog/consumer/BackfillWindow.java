@@ -53,12 +53,6 @@ import org.slf4j.LoggerFactory;
  * streamed change of a key whose row is still to go supersedes that row (it is dropped,
  * as in the window): no row of a key follows a newer change of it.
  * <p>
- * Decoding: a chunk's rows keep their values encoded while they wait
- * ({@link BackfillRow}) and are decoded a slice at a time as they go. A value that does
- * not decode ends the delivery of its chunk, before any row of its slice goes, and of the
- * later chunks of the same read: the runner fails the backfill with that
- * {@link SnapshotReadException}, and the stream goes on.
- * <p>
  * TOAST: an update that does not resend a TOASTed value would give a subscription an
  * {@link UnchangedToast} for a row it may never have been given whole (its chunk row not
  * read yet, or dropped because that update won). While a table is being backfilled, such
@@ -117,14 +111,6 @@ final class BackfillWindow {
 	private @Nullable Connection merging;
 
 	private long openXid;
-
-	/**
-	 * The read of a table (the runner plans a {@link BackfillTable} per read) a row of
-	 * which did not decode, and why: its later chunks are not delivered.
-	 */
-	private @Nullable BackfillTable failedTable;
-
-	private @Nullable SnapshotReadException failure;
 
 	BackfillWindow(ConsumerConfig config, Dispatcher dispatcher, @Nullable Watermarks watermarks,
 			@Nullable BackfillSettings settings) {
@@ -202,13 +188,7 @@ final class BackfillWindow {
 			}
 			for (Pending slices : this.pending) {
 				if (change.table().equals(slices.chunk.table.table())) {
-					try {
-						slices.supersede(change);
-					}
-					catch (SnapshotReadException ex) {
-						fail(slices.chunk, ex);
-						break;
-					}
+					slices.supersede(change);
 				}
 			}
 			Event.ChangeArrived delivered = merged(arrived);
@@ -267,11 +247,6 @@ final class BackfillWindow {
 			}
 			chunk.delivering = true;
 		}
-		SnapshotReadException failure = this.failure;
-		if (failure != null && chunk.table == this.failedTable) {
-			chunk.failed(failure);
-			return;
-		}
 		// The runner gives the chunk its rows before it writes the high watermark.
 		while (!chunk.read.await(50, TimeUnit.MILLISECONDS)) {
 			if (chunk.abandoned) {
@@ -282,13 +257,7 @@ final class BackfillWindow {
 		// send a high watermark again: that chunk's rows then go again from the start.
 		this.pending.removeIf((slices) -> slices.chunk == chunk);
 		String idPrefix = this.config.slotName() + "/" + commit.commitLsn() + "/backfill/";
-		try {
-			this.pending.add(new Pending(chunk, commit.commitLsn(), commit.commitTime(), idPrefix));
-		}
-		catch (SnapshotReadException ex) {
-			fail(chunk, ex);
-			return;
-		}
+		this.pending.add(new Pending(chunk, commit.commitLsn(), commit.commitTime(), idPrefix));
 		deliverSlice();
 	}
 
@@ -316,8 +285,7 @@ final class BackfillWindow {
 		if (slices == null) {
 			return;
 		}
-		BackfillChunk chunk = slices.chunk.rows;
-		List<BackfillRow> rows = chunk.rows();
+		List<BackfillRow> rows = slices.chunk.rows.rows();
 		List<Event.ChangeArrived> batch = new ArrayList<>(this.batchSize);
 		while (slices.next < rows.size() && batch.size() < this.batchSize) {
 			int position = slices.next++;
@@ -325,16 +293,8 @@ final class BackfillWindow {
 				continue;
 			}
 			BackfillRow row = rows.get(position);
-			Row values;
-			try {
-				values = chunk.row(position);
-			}
-			catch (SnapshotReadException ex) {
-				fail(slices.chunk, ex);
-				return;
-			}
-			Change change = new Change(Operation.SNAPSHOT, slices.chunk.table.table(), null, values, 0L, slices.point,
-					slices.time, slices.index, slices.idPrefix + slices.index);
+			Change change = new Change(Operation.SNAPSHOT, slices.chunk.table.table(), null, row.row(), 0L,
+					slices.point, slices.time, slices.index, slices.idPrefix + slices.index);
 			slices.index++;
 			batch.add(new Event.ChangeArrived(change, row.route(), row.route(), row.bytes()));
 		}
@@ -345,25 +305,6 @@ final class BackfillWindow {
 			this.pending.poll();
 			slices.chunk.delivered(slices.entries, slices.index, slices.dropped);
 		}
-	}
-
-	/**
-	 * Ends the delivery of a chunk a row of which does not decode, and of every later
-	 * chunk of the same read of its table, whether queued already or still to come: the
-	 * runner fails the backfill, and no row of it goes after that row. No row of the
-	 * failing slice goes either; the stream goes on.
-	 */
-	private void fail(Chunk chunk, SnapshotReadException failure) {
-		this.failedTable = chunk.table;
-		this.failure = failure;
-		chunk.failed(failure);
-		this.pending.removeIf((slices) -> {
-			if (slices.chunk.table != chunk.table) {
-				return false;
-			}
-			slices.chunk.failed(failure);
-			return true;
-		});
 	}
 
 	/**
@@ -490,8 +431,6 @@ final class BackfillWindow {
 
 		private volatile int droppedRows;
 
-		private volatile @Nullable SnapshotReadException failure;
-
 		Chunk(String token, BackfillTable table) {
 			this.token = token;
 			this.table = table;
@@ -552,21 +491,6 @@ final class BackfillWindow {
 			this.deliveredRows = rows;
 			this.droppedRows = dropped;
 			this.done.countDown();
-		}
-
-		/** Ends the chunk's delivery: a row of it does not decode. */
-		private void failed(SnapshotReadException failure) {
-			this.failure = failure;
-			this.done.countDown();
-		}
-
-		/**
-		 * Returns why the chunk's delivery ended before its last row, once
-		 * {@link #awaitDelivered} returned {@code true}.
-		 * @return the failure, or {@code null} if every row went
-		 */
-		@Nullable SnapshotReadException failure() {
-			return this.failure;
 		}
 
 		/**
@@ -642,7 +566,7 @@ final class BackfillWindow {
 				return;
 			}
 			for (int i = 0; i < this.superseded.length; i++) {
-				if (chunk.wonOver(rows.key(i), rows)) {
+				if (chunk.wonOver(rows.rows().get(i).key(), rows)) {
 					this.superseded[i] = true;
 					this.dropped++;
 				}
@@ -670,11 +594,10 @@ final class BackfillWindow {
 			}
 			Map<Object, Integer> byKey = this.positions;
 			if (byKey == null) {
-				BackfillChunk rows = this.chunk.rows;
-				int size = rows.rows().size();
-				byKey = new HashMap<>(size * 2);
-				for (int i = this.next; i < size; i++) {
-					byKey.put(rows.key(i), i);
+				List<BackfillRow> rows = this.chunk.rows.rows();
+				byKey = new HashMap<>(rows.size() * 2);
+				for (int i = this.next; i < rows.size(); i++) {
+					byKey.put(rows.get(i).key(), i);
 				}
 				this.positions = byKey;
 			}

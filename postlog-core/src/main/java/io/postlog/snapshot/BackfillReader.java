@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.types.ValueDecodingException;
@@ -116,9 +117,9 @@ public final class BackfillReader {
 	 * @param binary whether to read binary values (as a binary stream sends them)
 	 * @param delivered the ids of transactions the stream delivered before the read was
 	 * announced, all of which the read must see
-	 * @return the chunk, its values still encoded ({@link BackfillChunk#row} decodes
-	 * them)
-	 * @throws SnapshotReadException if a transaction stays invisible
+	 * @return the chunk
+	 * @throws SnapshotReadException if a value does not decode, or if a transaction stays
+	 * invisible
 	 * @throws SQLException if the read fails
 	 */
 	public BackfillChunk read(Connection connection, BackfillTable table, @Nullable List<String> after, int limit,
@@ -299,45 +300,55 @@ public final class BackfillReader {
 		CopyOut copy = connection.unwrap(PGConnection.class).getCopyAPI().copyOut(sql);
 		CopyRows copyRows = CopyRows.of(new CopyInput(copy::readFromCopy), binary);
 		int keys = table.keyPositions.length;
-		int columns = plan.columnNames.size();
-		byte[][] fields = new byte[keys + columns][];
+		byte[][] fields = new byte[keys + plan.columnNames.size()][];
 		List<BackfillRow> rows = new ArrayList<>();
 		byte[][] lastKey = null;
+		String where = "a backfill chunk";
 		int tableHash = plan.table.hashCode();
-		while (copyRows.next(fields)) {
-			int size = 4 * columns;
-			for (int i = keys; i < fields.length; i++) {
-				size += (fields[i] != null) ? fields[i].length : 0;
-			}
-			// The values stay encoded until delivery (BackfillRow); the fields read are
-			// garbage at once.
-			byte[] values = new byte[size];
-			int at = 0;
-			for (int i = keys; i < fields.length; i++) {
-				byte[] field = fields[i];
-				int length = (field != null) ? field.length : -1;
-				values[at] = (byte) (length >>> 24);
-				values[at + 1] = (byte) (length >>> 16);
-				values[at + 2] = (byte) (length >>> 8);
-				values[at + 3] = (byte) length;
-				at += 4;
-				if (field != null) {
-					System.arraycopy(field, 0, values, at, field.length);
-					at += field.length;
+		try {
+			while (copyRows.next(fields)) {
+				@Nullable Object[] values = new Object[plan.columnNames.size()];
+				int bytes = 16;
+				for (int i = 0; i < values.length; i++) {
+					byte[] field = fields[keys + i];
+					values[i] = (field != null) ? decode(plan, i, field, binary, where) : null;
+					bytes += (field != null) ? field.length + 4 : 4;
 				}
-			}
-			int route = tableHash;
-			if (table.routesByKey) {
-				for (int position : table.hashPositions) {
-					byte[] field = fields[keys + position];
-					route = 31 * route + ((field != null) ? Arrays.hashCode(field) : 0);
+				List<@Nullable Object> key = new ArrayList<>(keys);
+				for (int position : table.keyPositions) {
+					key.add(BackfillTable.keyValue(values[position]));
 				}
+				int route = tableHash;
+				if (table.routesByKey) {
+					for (int position : table.hashPositions) {
+						byte[] field = fields[keys + position];
+						route = 31 * route + ((field != null) ? Arrays.hashCode(field) : 0);
+					}
+				}
+				rows.add(new BackfillRow(Row.ofOwned(plan.columns, values), key, route, bytes));
+				// Each field is a new array (CopyRows): the last key is kept as read.
+				lastKey = Arrays.copyOf(fields, keys);
 			}
-			rows.add(new BackfillRow(values, route, 16 + size));
-			// Each field is a new array (CopyRows): the last key is kept as read.
-			lastKey = Arrays.copyOf(fields, keys);
 		}
-		return new BackfillChunk(table, binary, rows, (lastKey != null) ? text(lastKey) : null, visibility);
+		catch (RuntimeException | SQLException ex) {
+			// A value that does not decode, or malformed data: the COPY may still run,
+			// and
+			// the connection can roll back only once it ended (pgjdbc would wait for it).
+			discardRest(copy, ex);
+			throw ex;
+		}
+		return new BackfillChunk(rows, (lastKey != null) ? text(lastKey) : null, visibility);
+	}
+
+	private static void discardRest(CopyOut copy, Throwable failure) {
+		try {
+			while (copy.isActive() && copy.readFromCopy() != null) {
+				// The rest of the chunk is not wanted.
+			}
+		}
+		catch (SQLException ex) {
+			failure.addSuppressed(ex);
+		}
 	}
 
 	private static List<String> text(byte[][] key) {
@@ -348,19 +359,9 @@ public final class BackfillReader {
 		return text;
 	}
 
-	private static @Nullable Object decode(TablePlan plan, int column, byte[] field, boolean binary, String where) {
-		return decode(plan, column, field, 0, field.length, binary, where);
-	}
-
-	/**
-	 * Decodes one value as the stream would.
-	 * @throws SnapshotReadException if it does not decode, naming the table and column
-	 */
-	static @Nullable Object decode(TablePlan plan, int column, byte[] source, int offset, int length, boolean binary,
-			String where) {
+	private @Nullable Object decode(TablePlan plan, int column, byte[] field, boolean binary, String where) {
 		try {
-			return binary ? plan.decoders[column].decodeBinary(source, offset, length)
-					: plan.decoders[column].decodeText(source, offset, length);
+			return binary ? plan.decoders[column].decodeBinary(field) : plan.decoders[column].decodeText(field);
 		}
 		catch (RuntimeException ex) {
 			boolean valueFree = ex instanceof ValueDecodingException;

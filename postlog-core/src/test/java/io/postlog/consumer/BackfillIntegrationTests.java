@@ -291,8 +291,8 @@ class BackfillIntegrationTests {
 		database.execute("CREATE TABLE bf_undecodable (id int PRIMARY KEY, addr inet)",
 				"INSERT INTO bf_undecodable SELECT g, NULL FROM generate_series(1, 1000) g",
 				"UPDATE bf_undecodable SET addr = '10.0.0.66' WHERE id = 700");
-		// Values are read at the read and decoded as their slice is delivered: this one
-		// fails there, and only there.
+		// The runner decodes each chunk as it reads it: the chunk holding row 700 fails
+		// there, before its high watermark, and nothing of it is delivered.
 		ValueDecoder refusing = new ValueDecoder() {
 
 			@Override

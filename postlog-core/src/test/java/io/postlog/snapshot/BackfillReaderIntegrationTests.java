@@ -51,8 +51,8 @@ class BackfillReaderIntegrationTests {
 			BackfillChunk chunk = read.get(30, TimeUnit.SECONDS);
 			assertThat(chunk.visibility().sees(xid)).isTrue();
 			assertThat(chunk.rows()).hasSize(10);
-			assertThat(chunk.key(4)).containsExactly(5L);
-			assertThat(chunk.row(4).get("a")).isEqualTo(1);
+			assertThat(chunk.rows().get(4).key()).containsExactly(5L);
+			assertThat(chunk.rows().get(4).row().get("a")).isEqualTo(1);
 		}
 	}
 

@@ -10,7 +10,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ALL_LEGS=recvlogical,pgjdbc-raw,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,debezium-connect,debezium-json
+ALL_LEGS=recvlogical,pgjdbc-raw,pgjdbc-handoff,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,debezium-connect,debezium-json
 ROWS=1000000
 RUNS=3
 LEGS=$ALL_LEGS
@@ -184,6 +184,7 @@ leg_command() { # leg slot expected latency ready
 		recvlogical) echo "$PGBIN/pg_recvlogical" -h 127.0.0.1 -p "$PORT" -U postgres -d bench --slot "$slot" --start \
 			-o proto_version=1 -o publication_names=bench_pub --endpos "$LAST_LSN" --no-loop -f /dev/null ;;
 		pgjdbc-raw) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.RawPgjdbcLeg "${common[@]}" ;;
+		pgjdbc-handoff) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.RawPgjdbcLeg "${common[@]}" handoff=true ;;
 		core-binary) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=true ;;
 		core-text) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=false ;;
 		core-wal2json) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" decoder=wal2json table=bench_rows ;;
@@ -254,7 +255,7 @@ done
 : >"$WORK/latency.tsv"
 if [ "$LATENCY_SECONDS" -gt 0 ]; then
 	lat_index=0
-	for leg in pgjdbc-raw core-binary spring-change debezium-connect; do
+	for leg in pgjdbc-raw pgjdbc-handoff core-binary spring-change debezium-connect; do
 		has_leg "$leg" || continue
 		lat_index=$((lat_index + 1))
 		slot="lat_${leg//-/_}"

@@ -6,6 +6,8 @@ import java.sql.DriverManager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import org.postgresql.PGConnection;
@@ -16,8 +18,12 @@ import org.postgresql.replication.PGReplicationStream;
 /**
  * The JVM floor: pgjdbc's replication stream read in a loop, counting Insert, Update and
  * Delete tags and decoding nothing but the commit time of Begin messages (for the latency
- * run). Arguments: {@code url= user= slot= publication= expected= latency=false
- * timeout=600}.
+ * run). With {@code handoff=true} ({@code pgjdbc-handoff}) the reading thread counts
+ * nothing itself: at each Commit it hands the transaction's tags to a second thread
+ * through a {@link LinkedBlockingQueue}, which counts them. That is the least a consumer
+ * with a dedicated reader thread and a separate delivery thread (postlog's) pays on top
+ * of the floor: one thread wake-up per transaction. Arguments: {@code url= user= slot=
+ * publication= expected= latency=false handoff=false timeout=600}.
  */
 public final class RawPgjdbcLeg {
 
@@ -29,7 +35,9 @@ public final class RawPgjdbcLeg {
 	public static void main(String[] args) throws Exception {
 		long expected = Long.parseLong(Tally.arg(args, "expected", null));
 		boolean latency = Boolean.parseBoolean(Tally.arg(args, "latency", "false"));
-		Tally tally = new Tally("pgjdbc-raw", expected, latency).warmup(Long.parseLong(Tally.arg(args, "warmup", "0")));
+		boolean handOff = Boolean.parseBoolean(Tally.arg(args, "handoff", "false"));
+		Tally tally = new Tally(handOff ? "pgjdbc-handoff" : "pgjdbc-raw", expected, latency)
+			.warmup(Long.parseLong(Tally.arg(args, "warmup", "0")));
 		Properties properties = new Properties();
 		PGProperty.USER.set(properties, Tally.arg(args, "user", "postgres"));
 		PGProperty.REPLICATION.set(properties, "database");
@@ -47,13 +55,74 @@ public final class RawPgjdbcLeg {
 				.withSlotOption("publication_names", Tally.arg(args, "publication", null))
 				.withStatusInterval(10, TimeUnit.SECONDS)
 				.start();
-			Thread reader = new Thread(() -> read(stream, tally), "raw-reader");
+			Thread reader;
+			if (handOff) {
+				BlockingQueue<Committed> queue = new LinkedBlockingQueue<>(1024);
+				reader = new Thread(() -> readAndHandOff(stream, queue), "raw-reader");
+				Thread delivery = new Thread(() -> count(queue, tally), "raw-delivery");
+				delivery.setDaemon(true);
+				delivery.start();
+			}
+			else {
+				reader = new Thread(() -> read(stream, tally), "raw-reader");
+			}
 			reader.setDaemon(true);
 			reader.start();
 			Ready.signal(args);
 			int status = tally.awaitAndReport(Duration.ofNanos(timeoutNanos));
 			System.exit(status);
 		}
+	}
+
+	private static void readAndHandOff(PGReplicationStream stream, BlockingQueue<Committed> queue) {
+		Instant commitTime = Instant.EPOCH;
+		StringBuilder tags = new StringBuilder();
+		try {
+			while (true) {
+				ByteBuffer payload = stream.read();
+				byte tag = payload.get(payload.position());
+				if (tag == 'I' || tag == 'U' || tag == 'D') {
+					tags.append((char) tag);
+				}
+				else if (tag == 'B') {
+					commitTime = beginTime(payload);
+				}
+				else if (tag == 'C') {
+					queue.put(new Committed(commitTime, tags.toString()));
+					tags.setLength(0);
+					stream.setFlushedLSN(stream.getLastReceiveLSN());
+					stream.setAppliedLSN(stream.getLastReceiveLSN());
+				}
+			}
+		}
+		catch (Exception ex) {
+			System.out.println("reader failed: " + ex.getClass().getName());
+		}
+	}
+
+	private static void count(BlockingQueue<Committed> queue, Tally tally) {
+		try {
+			while (true) {
+				Committed committed = queue.take();
+				for (int i = 0; i < committed.tags.length(); i++) {
+					tally.record(committed.commitTime, (byte) committed.tags.charAt(i));
+				}
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** Begin: tag, final LSN, then the commit time in microseconds since 2000-01-01. */
+	private static Instant beginTime(ByteBuffer payload) {
+		long micros = payload.getLong(payload.position() + 9);
+		return Instant.ofEpochSecond(POSTGRES_EPOCH_SECONDS + Math.floorDiv(micros, 1_000_000L),
+				Math.floorMod(micros, 1_000_000L) * 1_000L);
+	}
+
+	private record Committed(Instant commitTime, String tags) {
+
 	}
 
 	private static void read(PGReplicationStream stream, Tally tally) {
@@ -66,11 +135,7 @@ public final class RawPgjdbcLeg {
 					tally.record(commitTime, tag);
 				}
 				else if (tag == 'B') {
-					// Begin: tag, final LSN, then the commit time in microseconds since
-					// 2000-01-01.
-					long micros = payload.getLong(payload.position() + 9);
-					commitTime = Instant.ofEpochSecond(POSTGRES_EPOCH_SECONDS + Math.floorDiv(micros, 1_000_000L),
-							Math.floorMod(micros, 1_000_000L) * 1_000L);
+					commitTime = beginTime(payload);
 				}
 				else if (tag == 'C') {
 					stream.setFlushedLSN(stream.getLastReceiveLSN());

@@ -303,41 +303,46 @@ public final class BackfillReader {
 		byte[][] fields = new byte[keys + plan.columnNames.size()][];
 		List<BackfillRow> rows = new ArrayList<>();
 		byte[][] lastKey = null;
-		String where = "a backfill chunk";
 		int tableHash = plan.table.hashCode();
 		try {
 			while (copyRows.next(fields)) {
-				@Nullable Object[] values = new Object[plan.columnNames.size()];
-				int bytes = 16;
-				for (int i = 0; i < values.length; i++) {
-					byte[] field = fields[keys + i];
-					values[i] = (field != null) ? decode(plan, i, field, binary, where) : null;
-					bytes += (field != null) ? field.length + 4 : 4;
-				}
-				List<@Nullable Object> key = new ArrayList<>(keys);
-				for (int position : table.keyPositions) {
-					key.add(BackfillTable.keyValue(values[position]));
-				}
-				int route = tableHash;
-				if (table.routesByKey) {
-					for (int position : table.hashPositions) {
-						byte[] field = fields[keys + position];
-						route = 31 * route + ((field != null) ? Arrays.hashCode(field) : 0);
-					}
-				}
-				rows.add(new BackfillRow(Row.ofOwned(plan.columns, values), key, route, bytes));
+				rows.add(row(table, fields, binary, tableHash));
 				// Each field is a new array (CopyRows): the last key is kept as read.
 				lastKey = Arrays.copyOf(fields, keys);
 			}
 		}
 		catch (RuntimeException | SQLException ex) {
-			// A value that does not decode, or malformed data: the COPY may still run,
-			// and
-			// the connection can roll back only once it ended (pgjdbc would wait for it).
+			// A value that does not decode, or malformed data: the COPY may still
+			// run, and the connection rolls back only once it has ended (pgjdbc
+			// waits for it).
 			discardRest(copy, ex);
 			throw ex;
 		}
 		return new BackfillChunk(rows, (lastKey != null) ? text(lastKey) : null, visibility);
+	}
+
+	private BackfillRow row(BackfillTable table, byte[][] fields, boolean binary, int tableHash) {
+		TablePlan plan = table.plan;
+		int keys = table.keyPositions.length;
+		@Nullable Object[] values = new Object[plan.columnNames.size()];
+		int bytes = 16;
+		for (int i = 0; i < values.length; i++) {
+			byte[] field = fields[keys + i];
+			values[i] = (field != null) ? decode(plan, i, field, binary, "a backfill chunk") : null;
+			bytes += (field != null) ? field.length + 4 : 4;
+		}
+		List<@Nullable Object> key = new ArrayList<>(keys);
+		for (int position : table.keyPositions) {
+			key.add(BackfillTable.keyValue(values[position]));
+		}
+		int route = tableHash;
+		if (table.routesByKey) {
+			for (int position : table.hashPositions) {
+				byte[] field = fields[keys + position];
+				route = 31 * route + ((field != null) ? Arrays.hashCode(field) : 0);
+			}
+		}
+		return new BackfillRow(Row.ofOwned(plan.columns, values), key, route, bytes);
 	}
 
 	private static void discardRest(CopyOut copy, Throwable failure) {

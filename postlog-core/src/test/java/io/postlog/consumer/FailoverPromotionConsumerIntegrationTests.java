@@ -82,11 +82,9 @@ class FailoverPromotionConsumerIntegrationTests {
 			try {
 				List<Integer> committed = new ArrayList<>(write(proxy, 1, 200));
 				await().atMost(Duration.ofSeconds(60)).until(() -> new HashSet<>(received).containsAll(committed));
-				// A synced slot turns persistent on the standby once the primary's slot
-				// has
-				// moved past the standby's catalog horizon: a running-transactions
-				// record,
-				// confirmed by the consumer.
+				// A synced slot turns persistent on the standby once the primary's
+				// slot has moved past the standby's catalog horizon: a
+				// running-transactions record, confirmed by the consumer.
 				await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofSeconds(1)).until(() -> {
 					execute(pair.primary(), DATABASE, "SELECT pg_log_standby_snapshot()");
 					return "true".equals(query(pair.standby(),

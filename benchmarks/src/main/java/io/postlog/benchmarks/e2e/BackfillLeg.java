@@ -41,10 +41,10 @@ import org.postgresql.copy.CopyOut;
  * over the table into a counting sink; then a consumer with backfills streaming a small
  * table into which a writer commits {@code rate} single-row transactions a second,
  * measured for {@code seconds} without a backfill, then while the whole table is
- * backfilled, then while another session reads the table the backfill's way and throws
- * the rows away (the reference: what the server and the machine alone cost the stream).
- * Latency is delivery time minus commit time (one machine, one clock). Prints
- * {@code RESULT} lines. Arguments:
+ * backfilled, then while another session reads the table the backfill's way at the target
+ * rate and throws the rows away (the reference: what the server and the machine alone
+ * cost the stream). Latency is delivery time minus commit time (one machine, one clock).
+ * Prints {@code RESULT} lines. Arguments:
  * {@code url= user= table=bench_rows rows= rate=1000 seconds=10 chunk=10000 runs=1}.
  */
 public final class BackfillLeg {
@@ -67,8 +67,8 @@ public final class BackfillLeg {
 		}
 		for (int run = 1; run <= runs; run++) {
 			snapshot(url, user, table, rows, run);
-			consumerSnapshot(url, user, table, rows, run);
-			stream(url, user, table, rows, rate, seconds, chunk, run);
+			double snapshotRate = consumerSnapshot(url, user, table, rows, run);
+			stream(url, user, table, rows, rate, seconds, chunk, run, snapshotRate / 2);
 		}
 	}
 
@@ -96,7 +96,7 @@ public final class BackfillLeg {
 	 * default), from the snapshot's start to its hand-over: the rows alone, as the
 	 * backfill's rate counts its rows alone.
 	 */
-	private static void consumerSnapshot(String url, String user, String table, long rows, int run) throws Exception {
+	private static double consumerSnapshot(String url, String user, String table, long rows, int run) throws Exception {
 		AtomicLong count = new AtomicLong();
 		long[] started = new long[1];
 		long[] ended = new long[1];
@@ -142,10 +142,11 @@ public final class BackfillLeg {
 		System.out.println(String.format(Locale.ROOT,
 				"RESULT leg=consumer-initial-snapshot run=%d rows=%d seconds=%.3f rows_per_s=%.0f", run, count.get(),
 				elapsed, count.get() / elapsed));
+		return count.get() / elapsed;
 	}
 
 	private static void stream(String url, String user, String table, long rows, int rate, int seconds, int chunk,
-			int run) throws Exception {
+			int run, double targetRate) throws Exception {
 		List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
 		AtomicLong snapshotRows = new AtomicLong();
 		ReplicationConsumer consumer = ReplicationConsumer.builder()
@@ -190,7 +191,7 @@ public final class BackfillLeg {
 			report("stream-during-backfill", run, new ArrayList<>(latencies), snapshotRows.get(), elapsed);
 			latencies.clear();
 			start = System.nanoTime();
-			long copied = copyByKey(url, user, table, chunk);
+			long copied = copyByKey(url, user, table, chunk, targetRate);
 			elapsed = (System.nanoTime() - start) / 1e9;
 			if (copied != rows) {
 				System.out.println("FAILED leg=copy rows=" + copied);
@@ -213,11 +214,15 @@ public final class BackfillLeg {
 	/**
 	 * The reference for the backfill's effect on the stream: another session reads the
 	 * whole table as the backfill does (binary {@code COPY} of {@code chunk} rows in key
-	 * order after the last key, one short transaction each), and throws the bytes away.
-	 * What the stream's latency does meanwhile is the server's and the machine's share.
+	 * order after the last key, one short transaction each), and throws the bytes away,
+	 * paced to the target backfill rate (half the consumer's initial snapshot in the same
+	 * run). What the stream's latency does meanwhile is the server's and the machine's
+	 * share of a backfill at the target rate.
 	 * @return the rows read
 	 */
-	private static long copyByKey(String url, String user, String table, int chunk) throws Exception {
+	private static long copyByKey(String url, String user, String table, int chunk, double rowsPerSecond)
+			throws Exception {
+		long start = System.nanoTime();
 		long rows = 0;
 		try (Connection connection = DriverManager.getConnection(url, user, null)) {
 			CopyManager copy = connection.unwrap(PGConnection.class).getCopyAPI();
@@ -248,6 +253,10 @@ public final class BackfillLeg {
 					return rows;
 				}
 				after = last;
+				long due = start + (long) (rows / rowsPerSecond * 1e9) - System.nanoTime();
+				if (due > 0) {
+					TimeUnit.NANOSECONDS.sleep(due);
+				}
 			}
 		}
 	}

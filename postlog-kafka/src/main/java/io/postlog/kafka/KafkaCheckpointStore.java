@@ -47,6 +47,14 @@ import org.slf4j.LoggerFactory;
  * retried as the Kafka client allows, and any other failure leaves the transaction to
  * {@link #rollback()}, which aborts it or, when it cannot, closes that producer so that
  * the next session starts with a new one.</li>
+ * <li>Initialising a producer's transactions, and committing, wait at most
+ * {@code postlog.kafka.init-timeout} (the producer's {@code max.block.ms}): when they
+ * time out, the transaction coordinator did not answer, and a
+ * {@link CoordinatorDiagnosis} asks the cluster why; the
+ * {@link KafkaCoordinatorUnavailableException} that follows carries its answer, and the
+ * consumer retries it as a lost connection. The store is {@link #ready()} only from the
+ * end of a {@link #load()} that made its producers and read the position: from then on
+ * records can flow.</li>
  * <li>A fenced producer closes both and is reported as
  * {@link KafkaProducerFencedException}: the consumer then waits in standby behind the
  * relay that fenced it. Fenced three times in a row with no other relay seen on the slot,
@@ -72,6 +80,13 @@ final class KafkaCheckpointStore implements CheckpointStore {
 	private final RelayProgress progress;
 
 	private final Runnable onSession;
+
+	private final CoordinatorDiagnosis diagnosis;
+
+	private final Duration initTimeout;
+
+	/** Whether this session's {@link #load()} succeeded: records can flow. */
+	private volatile boolean ready;
 
 	private final String[] transactionalIds;
 
@@ -109,7 +124,8 @@ final class KafkaCheckpointStore implements CheckpointStore {
 	private volatile boolean standbySeen;
 
 	KafkaCheckpointStore(String slotName, String transactionalId, Function<String, Producer<byte[], byte[]>> producers,
-			OffsetsTopic offsets, RelayProgress progress, Runnable onSession) {
+			OffsetsTopic offsets, RelayProgress progress, Runnable onSession, CoordinatorDiagnosis diagnosis,
+			Duration initTimeout) {
 		this.slotName = slotName;
 		this.transactionalId = transactionalId;
 		this.transactionalIds = transactionalIds(transactionalId);
@@ -117,10 +133,13 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		this.offsets = offsets;
 		this.progress = progress;
 		this.onSession = onSession;
+		this.diagnosis = diagnosis;
+		this.initTimeout = initTimeout;
 	}
 
 	@Override
 	public Lsn load() {
+		this.ready = false;
 		if (this.fencedInSession) {
 			this.fencesInARow = this.standbySeen ? 0 : this.fencesInARow + 1;
 		}
@@ -144,6 +163,7 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		}
 		Lsn checkpoint = this.offsets.read();
 		this.progress.loaded(checkpoint);
+		this.ready = true;
 		logger.info("Relay of slot {} resumes after commit LSN {} (from offsets topic {})", this.slotName,
 				checkpoint.isValid() ? checkpoint : "none", this.offsets.name());
 		return checkpoint;
@@ -158,6 +178,15 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		return new String[] { transactionalId, transactionalId + "-1" };
 	}
 
+	/**
+	 * Returns whether the producers are initialised and the relayed position was read in
+	 * this session, so that records can flow. Any thread.
+	 * @return {@code true} once {@link #load()} succeeded, until the next session starts
+	 */
+	boolean ready() {
+		return this.ready;
+	}
+
 	private Producer<byte[], byte[]> newProducer(String id) {
 		Producer<byte[], byte[]> created = this.factory.apply(id);
 		try {
@@ -166,11 +195,23 @@ final class KafkaCheckpointStore implements CheckpointStore {
 			created.initTransactions();
 			return created;
 		}
+		catch (TimeoutException ex) {
+			created.close(Duration.ZERO);
+			throw coordinatorUnavailable("The transactional Kafka producer '" + id + "' of slot '" + this.slotName
+					+ "' found no transaction coordinator within postlog.kafka.init-timeout ("
+					+ this.initTimeout.toMillis() + " ms)", ex);
+		}
 		catch (KafkaException ex) {
 			created.close(Duration.ZERO);
 			throw new KafkaRelayException("Could not initialize the transactional Kafka producer '" + id + "' of slot '"
 					+ this.slotName + "'", ex);
 		}
+	}
+
+	private KafkaCoordinatorUnavailableException coordinatorUnavailable(String what, TimeoutException timeout) {
+		String cause = this.diagnosis.diagnose();
+		logger.debug("Kafka transaction coordinator of slot {} unavailable: {}", this.slotName, cause);
+		return new KafkaCoordinatorUnavailableException(what + ": " + cause, timeout);
 	}
 
 	@Override
@@ -245,9 +286,15 @@ final class KafkaCheckpointStore implements CheckpointStore {
 				fence();
 				throw fencedException(ex);
 			}
-			String retry = (ex instanceof TimeoutException) ? " (timed out; the commit is retried)" : "";
+			if (ex instanceof TimeoutException timeout) {
+				// Its outcome is unknown: the rollback replaces this producer, whose
+				// successor's initTransactions settles it.
+				throw coordinatorUnavailable("The Kafka transaction of slot '" + this.slotName + "' up to commit LSN "
+						+ commitLsn + " was not committed within postlog.kafka.init-timeout ("
+						+ this.initTimeout.toMillis() + " ms); the next producer settles its outcome", timeout);
+			}
 			throw new KafkaRelayException("Could not commit the Kafka transaction of slot '" + this.slotName
-					+ "' up to commit LSN " + commitLsn + retry, ex);
+					+ "' up to commit LSN " + commitLsn, ex);
 		}
 		this.open = false;
 		this.offsetSent = false;

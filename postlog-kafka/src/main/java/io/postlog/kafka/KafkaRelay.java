@@ -49,6 +49,13 @@ import org.slf4j.LoggerFactory;
  * through the consumer's retry policy; a fenced producer (another relay took over) waits
  * in {@code STANDBY}.
  * <p>
+ * The relay reports {@code RUNNING} only once records can flow: its producers are
+ * initialised and its position read. Initialising them and committing wait at most the
+ * {@linkplain Builder#initTimeout(Duration) init timeout}; a relay whose transaction
+ * coordinator does not answer within it is {@code RETRYING}, with a
+ * {@link KafkaCoordinatorUnavailableException} naming the cause as its
+ * {@link #lastFailure()}, and retries without a limit.
+ * <p>
  * {@link #start()}, {@link #stop()} and the getters may be called from any thread.
  */
 public final class KafkaRelay {
@@ -89,7 +96,8 @@ public final class KafkaRelay {
 			Map<String, Object> properties = new HashMap<>(producerProperties);
 			properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
 			return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
-		}, this.offsets, progress, keys::clear);
+		}, this.offsets, progress, keys::clear, new CoordinatorDiagnosis(this.adminProperties, builder.initTimeout),
+				builder.initTimeout);
 		ChangeRecords changes = new ChangeRecords(new TopicNames(builder.topic), keys);
 		OutboxRecords outbox = new OutboxRecords(builder.outboxTopic, builder.slotName);
 		Set<TableId> relayed = Set.copyOf(builder.tables);
@@ -174,11 +182,19 @@ public final class KafkaRelay {
 	}
 
 	/**
-	 * Returns the relay's consumer state.
+	 * Returns the relay's state: its consumer's, except that a consumer whose stream is
+	 * open while the relay's producers are not yet ready (initialising transactions,
+	 * reading the relayed position) is {@code STARTING} on the relay's first session and
+	 * {@code RETRYING} after a failure, not {@code RUNNING}: nothing is relayed until the
+	 * producers are ready.
 	 * @return the state
 	 */
 	public ConsumerState state() {
-		return this.consumer.state();
+		ConsumerState state = this.consumer.state();
+		if (state != ConsumerState.RUNNING || this.store.ready()) {
+			return state;
+		}
+		return (this.listeners.lastFailure != null) ? ConsumerState.RETRYING : ConsumerState.STARTING;
 	}
 
 	/**
@@ -257,6 +273,8 @@ public final class KafkaRelay {
 		private Duration transactionTimeout = Duration.ofMinutes(5);
 
 		private Duration kafkaTimeout = Duration.ofSeconds(30);
+
+		private Duration initTimeout = Duration.ofSeconds(30);
 
 		private Map<String, Object> kafka = Map.of();
 
@@ -420,6 +438,19 @@ public final class KafkaRelay {
 		}
 
 		/**
+		 * Sets how long initialising the producers' transactions, and committing one, may
+		 * take (30 s by default): the producers' {@code max.block.ms}, which also bounds
+		 * how long a record waits for metadata or buffer space. A relay whose transaction
+		 * coordinator does not answer within it is {@code RETRYING}, with the cause.
+		 * @param timeout the timeout, positive
+		 * @return this builder
+		 */
+		public Builder initTimeout(Duration timeout) {
+			this.initTimeout = timeout;
+			return this;
+		}
+
+		/**
 		 * Sets how long reading the offsets topic or creating it may take (30 s by
 		 * default).
 		 * @param timeout the timeout
@@ -492,6 +523,11 @@ public final class KafkaRelay {
 						+ " is both the outbox table and a relayed table; relay it one way");
 			}
 			PgIdentifiers.requireSlotName(this.slotName);
+			if (this.initTimeout.isNegative() || this.initTimeout.isZero()
+					|| this.initTimeout.toMillis() > Integer.MAX_VALUE) {
+				throw new ReplicationConsumerException("The Kafka relay's init timeout (postlog.kafka.init-timeout) "
+						+ "must be positive and at most " + Integer.MAX_VALUE + " ms, not " + this.initTimeout);
+			}
 			Set<TableId> distinct = new LinkedHashSet<>(this.tables);
 			TopicNames topics = new TopicNames(this.topic);
 			for (TableId table : distinct) {
@@ -511,6 +547,9 @@ public final class KafkaRelay {
 			properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
 			properties.put(ProducerConfig.ACKS_CONFIG, "all");
 			properties.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int) this.transactionTimeout.toMillis());
+			// initTransactions and commitTransaction block for max.block.ms at most, then
+			// throw a TimeoutException: that is the init timeout.
+			properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, this.initTimeout.toMillis());
 			// A relay sends many small records per transaction: larger batches than the
 			// client's 16 KB mean fewer requests, unless configured otherwise.
 			properties.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);

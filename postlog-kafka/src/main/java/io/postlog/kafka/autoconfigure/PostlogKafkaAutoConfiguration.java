@@ -103,6 +103,7 @@ public final class PostlogKafkaAutoConfiguration {
 			.outboxMessagePrefix(outbox.getMessagePrefix())
 			.batch(properties.getBatchTransactions(), properties.getBatchDelay())
 			.transactionTimeout(properties.getTransactionTimeout())
+			.initTimeout(properties.getInitTimeout())
 			.kafkaProperties(Map.of(), RelayKafkaClients.producer(kafka, connection),
 					RelayKafkaClients.consumer(kafka, connection), RelayKafkaClients.admin(kafka, connection));
 		if (properties.getTransactionalId() != null) {

@@ -68,6 +68,13 @@ public class PostlogKafkaProperties {
 	 */
 	private Duration transactionTimeout = Duration.ofMinutes(5);
 
+	/**
+	 * Longest time initialising the producers' transactions, or committing one, may take
+	 * (the producers' max.block.ms); a relay whose transaction coordinator does not
+	 * answer within it is RETRYING, with the cause, and health is DOWN.
+	 */
+	private Duration initTimeout = Duration.ofSeconds(30);
+
 	private final Slot slot = new Slot();
 
 	private final Publication publication = new Publication();
@@ -144,6 +151,14 @@ public class PostlogKafkaProperties {
 
 	public void setTransactionTimeout(Duration transactionTimeout) {
 		this.transactionTimeout = transactionTimeout;
+	}
+
+	public Duration getInitTimeout() {
+		return this.initTimeout;
+	}
+
+	public void setInitTimeout(Duration initTimeout) {
+		this.initTimeout = initTimeout;
 	}
 
 	public Slot getSlot() {

@@ -10,11 +10,15 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * Health of the Kafka relay ({@code postlogKafka}): UP while it relays, UNKNOWN while it
- * starts, retries or waits in standby behind another relay, DOWN when it failed or does
- * not run. Details: {@code slot}, {@code state}, {@code lastCommitLsn} (the position in
- * the offsets topic), {@code ackedLsn}, {@code records}, {@code kafkaTransactions},
- * {@code fences}, {@code lastCommitTime}, {@code lagBytes}. Thread-safe.
+ * Health of the Kafka relay ({@code postlogKafka}): UP while it relays ({@code RUNNING}:
+ * its producers are ready), UNKNOWN while it starts or waits in standby behind another
+ * relay, DOWN while it retries (for example its transaction coordinator did not answer
+ * within {@code postlog.kafka.init-timeout}), when it failed or does not run. Details:
+ * {@code slot}, {@code state}, {@code lastCommitLsn} (the position in the offsets topic),
+ * {@code ackedLsn}, {@code records}, {@code kafkaTransactions}, {@code fences},
+ * {@code lastCommitTime}, {@code lagBytes}, and while it is not {@code RUNNING}
+ * {@code lastError}, the message of its latest failure (value-free). The state and the
+ * failure are read from the relay, never asked of Kafka. Thread-safe.
  */
 public class PostlogKafkaHealthIndicator extends AbstractHealthIndicator {
 
@@ -52,6 +56,10 @@ public class PostlogKafkaHealthIndicator extends AbstractHealthIndicator {
 		if (progress.lastCommitTime() != null) {
 			builder.withDetail("lastCommitTime", progress.lastCommitTime().toString());
 		}
+		Throwable failure = relay.lastFailure();
+		if (failure != null && state != ConsumerState.RUNNING && failure.getMessage() != null) {
+			builder.withDetail("lastError", failure.getMessage());
+		}
 		try {
 			Long lag = this.monitor.status().lagBytes();
 			if (lag != null) {
@@ -63,7 +71,7 @@ public class PostlogKafkaHealthIndicator extends AbstractHealthIndicator {
 		}
 		switch (state) {
 			case RUNNING -> builder.up();
-			case FAILED, STOPPED -> builder.down();
+			case RETRYING, FAILED, STOPPED -> builder.down();
 			default -> builder.unknown();
 		}
 	}

@@ -38,9 +38,9 @@ import static org.awaitility.Awaitility.await;
  * The broker becomes unreachable while changes are written: a real KRaft broker
  * advertises a {@link TcpProxy}, so every client connection, the relay's and the broker's
  * own, passes through it, and the proxy cuts them and refuses new ones. The relay retries
- * through the consumer's retry policy, health says so, and once the broker is reachable
- * again every change arrives exactly once, in order per key, for a {@code read_committed}
- * consumer.
+ * through the consumer's retry policy, health is DOWN meanwhile, and once the broker is
+ * reachable again every change arrives exactly once, in order per key, for a
+ * {@code read_committed} consumer.
  */
 @PostgresTest
 class KafkaRelayBrokerOutageIntegrationTests {
@@ -61,8 +61,8 @@ class KafkaRelayBrokerOutageIntegrationTests {
 			dataSource.setUrl(database.jdbcUrl());
 			dataSource.setUser(database.username());
 			// Short client timeouts, so that the outage is noticed within seconds.
-			Map<String, Object> producer = Map.of("max.block.ms", 2000, "request.timeout.ms", 1500,
-					"delivery.timeout.ms", 3000, "linger.ms", 5);
+			Map<String, Object> producer = Map.of("request.timeout.ms", 1500, "delivery.timeout.ms", 3000, "linger.ms",
+					5);
 			KafkaRelay.Builder builder = KafkaRelay.builder()
 				.consumer(ReplicationConsumer.builder()
 					.jdbcUrl(database.jdbcUrl(), database.username(), null)
@@ -72,6 +72,7 @@ class KafkaRelayBrokerOutageIntegrationTests {
 				.slotName("relay_outage")
 				.publicationName("relay_outage")
 				.tables(List.of(TableId.parse("accounts")))
+				.initTimeout(Duration.ofSeconds(2))
 				.kafkaTimeout(Duration.ofSeconds(3))
 				.kafkaProperties(Map.of("bootstrap.servers", "localhost:" + proxy.port()), producer,
 						Map.of("default.api.timeout.ms", 3000, "request.timeout.ms", 1500), Map.of())
@@ -97,8 +98,8 @@ class KafkaRelayBrokerOutageIntegrationTests {
 				await().atMost(Duration.ofSeconds(60))
 					.until(() -> retries.get() > 0 && relay.state() == ConsumerState.RETRYING);
 				Health during = health.health(true);
-				assertThat(during.getStatus()).isEqualTo(Status.UNKNOWN);
-				assertThat(during.getDetails()).containsEntry("state", "RETRYING");
+				assertThat(during.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(during.getDetails()).containsEntry("state", "RETRYING").containsKey("lastError");
 				assertThat(relay.progress().records()).isEqualTo(200);
 				write(database, 600, 800);
 

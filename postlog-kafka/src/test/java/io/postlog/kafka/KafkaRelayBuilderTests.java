@@ -1,5 +1,6 @@
 package io.postlog.kafka;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -36,6 +37,13 @@ class KafkaRelayBuilderTests {
 		assertThatExceptionOfType(ReplicationConsumerException.class).isThrownBy(
 				() -> builder().tables(List.of(TableId.parse("outbox"))).outboxTable(TableId.parse("outbox")).build())
 			.withMessageContaining("both the outbox table and a relayed table");
+	}
+
+	@Test
+	void initTimeoutThatIsNotPositiveIsRefused() {
+		assertThatExceptionOfType(ReplicationConsumerException.class)
+			.isThrownBy(() -> builder().tables(List.of(TableId.parse("orders"))).initTimeout(Duration.ZERO).build())
+			.withMessageContaining("postlog.kafka.init-timeout");
 	}
 
 	@Test

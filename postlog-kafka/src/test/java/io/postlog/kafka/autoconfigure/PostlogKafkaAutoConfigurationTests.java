@@ -1,5 +1,7 @@
 package io.postlog.kafka.autoconfigure;
 
+import java.time.Duration;
+
 import javax.sql.DataSource;
 
 import io.postlog.kafka.PostlogKafkaRelay;
@@ -83,7 +85,15 @@ class PostlogKafkaAutoConfigurationTests {
 				assertThat(properties.getOffsetsTopic()).isEqualTo("postlog.offsets");
 				assertThat(properties.getOutbox().getTable()).isEqualTo("app.outbox");
 				assertThat(properties.getBatchDelay().toMillis()).isEqualTo(20);
+				assertThat(properties.getInitTimeout()).isEqualTo(Duration.ofSeconds(30));
 			});
+	}
+
+	@Test
+	void initTimeoutBinds() {
+		this.runner.withPropertyValues("postlog.kafka.enabled=true", "postlog.kafka.init-timeout=5s")
+			.run((context) -> assertThat(context.getBean(PostlogKafkaProperties.class).getInitTimeout())
+				.isEqualTo(Duration.ofSeconds(5)));
 	}
 
 }

@@ -482,7 +482,10 @@ public final class KafkaRelay {
 		}
 
 		/**
-		 * Adds a listener of the relay's consumer, for example metrics.
+		 * Adds a listener of the relay's consumer, for example metrics. It is told the
+		 * consumer's own states, in which a session is {@code RUNNING} from its stream's
+		 * start, before the producers are ready; {@link KafkaRelay#state()} is the
+		 * relay's.
 		 * @param listener the listener
 		 * @return this builder
 		 */

@@ -43,10 +43,10 @@ import org.slf4j.LoggerFactory;
  * <li>A record the producer fails (its callback says so: the broker is gone, the batch
  * expired) dooms its Kafka transaction: the next record or the commit fails at once, so
  * that the consumer rolls back and retries instead of sending on into it.</li>
- * <li>{@link #commit(Lsn)} adds the offset record and commits; a commit that timed out is
- * retried as the Kafka client allows, and any other failure leaves the transaction to
- * {@link #rollback()}, which aborts it or, when it cannot, closes that producer so that
- * the next session starts with a new one.</li>
+ * <li>{@link #commit(Lsn)} adds the offset record and commits; a failure leaves the
+ * transaction to {@link #rollback()}, which aborts it or, when it cannot (after a commit
+ * that timed out, whose outcome is unknown), closes that producer so that the next
+ * session starts with a new one, whose {@code initTransactions} settles it.</li>
  * <li>Initialising a producer's transactions, and committing, wait at most
  * {@code postlog.kafka.init-timeout} (the producer's {@code max.block.ms}): when they
  * time out, the transaction coordinator did not answer, and a

@@ -187,6 +187,14 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		return this.ready;
 	}
 
+	/**
+	 * Tells the store that the session ended: it is not ready until the next
+	 * {@link #load()} succeeds. Any thread.
+	 */
+	void notReady() {
+		this.ready = false;
+	}
+
 	private Producer<byte[], byte[]> newProducer(String id) {
 		Producer<byte[], byte[]> created = this.factory.apply(id);
 		try {

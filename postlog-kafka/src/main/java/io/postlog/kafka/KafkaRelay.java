@@ -583,7 +583,7 @@ public final class KafkaRelay {
 
 	/**
 	 * Passes the consumer's events on, and tells the store when the consumer waits in
-	 * standby.
+	 * standby and when a session ended.
 	 */
 	private static final class Listeners implements ConsumerListener {
 
@@ -602,6 +602,12 @@ public final class KafkaRelay {
 		public void stateChanged(ConsumerState previous, ConsumerState current, @Nullable Throwable cause) {
 			if (current == ConsumerState.STANDBY) {
 				this.store.standby();
+			}
+			if (current == ConsumerState.RETRYING || current == ConsumerState.STANDBY
+					|| current == ConsumerState.FAILED) {
+				// The session is over: the next one is RUNNING only once its load is
+				// done.
+				this.store.notReady();
 			}
 			if (cause != null) {
 				this.lastFailure = cause;

@@ -52,8 +52,8 @@ class PostlogHealthIndicatorTests {
 
 	@Test
 	void aFailureThatIsNotPostlogsShowsItsClassAndSqlStateNeverItsMessage() {
-		Health health = health(ConsumerState.FAILED, null,
-				new IllegalStateException("card declined for PLANTED-41"), slot("reserved"), null);
+		Health health = health(ConsumerState.FAILED, null, new IllegalStateException("card declined for PLANTED-41"),
+				slot("reserved"), null);
 		assertThat(health.getDetails()).containsEntry("lastError", IllegalStateException.class.getName());
 		Health sql = health(ConsumerState.RETRYING, null,
 				new java.sql.SQLException("duplicate key: PLANTED-42", "23505"), slot("reserved"), null);

@@ -22,7 +22,7 @@ public final class PgIdentifiers {
 	private static final Pattern SLOT_NAME = Pattern.compile("[a-z0-9_]{1,63}");
 
 	/** What a slot name may be. */
-	static final String SLOT_RULE = "slot names are 1 to 63 characters of lower-case letters, digits and underscores";
+	private static final String SLOT_RULE = "slot names are 1 to 63 characters of lower-case letters, digits and underscores";
 
 	/** What any other name may be. */
 	private static final String NAME_RULE = " names are 1 to 63 bytes of UTF-8 without NUL, any other character "

@@ -21,6 +21,13 @@ public final class PgIdentifiers {
 
 	private static final Pattern SLOT_NAME = Pattern.compile("[a-z0-9_]{1,63}");
 
+	/** What a slot name may be. */
+	private static final String SLOT_RULE = "slot names are 1 to 63 characters of lower-case letters, digits and underscores";
+
+	/** What any other name may be. */
+	private static final String NAME_RULE = " names are 1 to 63 bytes of UTF-8 without NUL, any other character "
+			+ "allowed; postlog always quotes them, so case and every character are kept as written";
+
 	private PgIdentifiers() {
 	}
 
@@ -32,8 +39,7 @@ public final class PgIdentifiers {
 	 */
 	public static String requireSlotName(String name) {
 		if (name == null || !SLOT_NAME.matcher(name).matches()) {
-			throw new InvalidIdentifierException("slot", String.valueOf(name),
-					"slot names are 1 to 63 characters of lower-case letters, digits and underscores");
+			throw new InvalidIdentifierException("slot", String.valueOf(name), SLOT_RULE);
 		}
 		return name;
 	}
@@ -49,15 +55,25 @@ public final class PgIdentifiers {
 	 */
 	public static String requireName(String kind, String name) {
 		if (name == null || name.isEmpty()) {
-			throw new InvalidIdentifierException(kind, String.valueOf(name), "the name is empty");
+			throw new InvalidIdentifierException(kind, String.valueOf(name), "the name is empty; " + rule(kind));
 		}
 		if (name.indexOf('\0') >= 0) {
-			throw new InvalidIdentifierException(kind, name, "the name contains NUL");
+			throw new InvalidIdentifierException(kind, name, "the name contains NUL; " + rule(kind));
 		}
 		if (name.getBytes(StandardCharsets.UTF_8).length > MAX_BYTES) {
-			throw new InvalidIdentifierException(kind, name, "the name is longer than 63 bytes (UTF-8)");
+			throw new InvalidIdentifierException(kind, name, "the name is longer than 63 bytes (UTF-8); " + rule(kind));
 		}
 		return name;
+	}
+
+	/**
+	 * States what a kind of name may be, as the messages of
+	 * {@link InvalidIdentifierException} do.
+	 * @param kind {@code slot}, {@code publication}, {@code schema} or {@code table}
+	 * @return the rule, one sentence without a full stop
+	 */
+	public static String rule(String kind) {
+		return "slot".equals(kind) ? SLOT_RULE : kind + NAME_RULE;
 	}
 
 	/**

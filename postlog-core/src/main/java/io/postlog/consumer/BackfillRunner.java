@@ -93,6 +93,27 @@ final class BackfillRunner implements Runnable {
 	}
 
 	/**
+	 * Submits a backfill asked for from outside ({@link ReplicationConsumer#backfill}):
+	 * refused, before any statement runs, while the consumer holds
+	 * {@link BackfillSettings#maxQueued} unfinished backfills (one whose cancel was asked
+	 * for no longer counts). Requests are submitted one at a time, so two cannot both
+	 * take the last place.
+	 * @throws BackfillQueueFullException if the queue is full
+	 * @see #submit
+	 */
+	synchronized Backfill request(Collection<TableId> tables) {
+		long unfinished = this.backfills.values()
+			.stream()
+			.filter((backfill) -> !backfill.cancelRequested()
+					&& (backfill.state() == Backfill.State.PENDING || backfill.state() == Backfill.State.RUNNING))
+			.count();
+		if (unfinished >= this.settings.maxQueued()) {
+			throw new BackfillQueueFullException(this.config.slotName(), this.settings.maxQueued());
+		}
+		return submit(tables);
+	}
+
+	/**
 	 * Checks the tables (each must exist, be published and have a key) and records a new
 	 * backfill of them, which runs once those before it are done.
 	 * @throws io.postlog.snapshot.KeylessTableException if a table has no key

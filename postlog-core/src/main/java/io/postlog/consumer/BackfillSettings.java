@@ -17,9 +17,13 @@ import io.postlog.snapshot.SnapshotConnections;
  * @param readers opens the ordinary connections chunks are read on
  * @param newTables whether the tables publication mode {@code SYNC} adds at start are
  * backfilled ({@code postlog.snapshot.new-tables=backfill})
+ * @param maxQueued the most unfinished backfills (pending or running) a request may find
+ * before it is refused ({@code postlog.snapshot.max-queued-backfills})
  */
 record BackfillSettings(int chunkSize, TableId watermarkTable, TableId progressTable, SnapshotConnections readers,
-		boolean newTables) {
+		boolean newTables, int maxQueued) {
+
+	static final int DEFAULT_MAX_QUEUED = 16;
 
 	static final TableId DEFAULT_WATERMARK_TABLE = TableId.parse("postlog_watermark");
 
@@ -29,6 +33,10 @@ record BackfillSettings(int chunkSize, TableId watermarkTable, TableId progressT
 		if (chunkSize < 1) {
 			throw new ReplicationConsumerException(
 					"Invalid consumer configuration: backfill chunk size (at least 1), not " + chunkSize);
+		}
+		if (maxQueued < 1) {
+			throw new ReplicationConsumerException(
+					"Invalid consumer configuration: most queued backfills (at least 1), not " + maxQueued);
 		}
 		PgIdentifiers.quote(watermarkTable);
 		PgIdentifiers.quote(progressTable);

@@ -236,6 +236,8 @@ public final class ReplicationConsumer {
 	 * @param tables the tables, each published and with a primary key or replica identity
 	 * index
 	 * @return the backfill
+	 * @throws BackfillQueueFullException if the consumer already holds
+	 * {@link Builder#maxQueuedBackfills} unfinished backfills
 	 * @throws io.postlog.snapshot.KeylessTableException if a table has no key
 	 * @throws io.postlog.snapshot.BackfillRefusedException if a table cannot be
 	 * backfilled otherwise (partitioned, its key not published)
@@ -247,7 +249,7 @@ public final class ReplicationConsumer {
 	public Backfill backfill(java.util.Collection<TableId> tables) {
 		Objects.requireNonNull(tables, "tables");
 		BackfillRunner runner = backfillRunner();
-		return runner.submit(tables);
+		return runner.request(tables);
 	}
 
 	/**
@@ -378,6 +380,8 @@ public final class ReplicationConsumer {
 		private @Nullable SnapshotConnections snapshotConnections;
 
 		private int backfillChunkSize;
+
+		private int maxQueuedBackfills = BackfillSettings.DEFAULT_MAX_QUEUED;
 
 		private TableId watermarkTable = BackfillSettings.DEFAULT_WATERMARK_TABLE;
 
@@ -872,6 +876,20 @@ public final class ReplicationConsumer {
 		}
 
 		/**
+		 * Sets the most unfinished backfills (pending or running) this consumer holds
+		 * (default 16): {@link ReplicationConsumer#backfill} past it throws
+		 * {@link BackfillQueueFullException}, before anything is recorded. Backfills
+		 * resumed after a restart and those of {@link #backfillNewTables} count, and are
+		 * never refused.
+		 * @param maxQueued the bound, at least 1
+		 * @return this builder
+		 */
+		public Builder maxQueuedBackfills(int maxQueued) {
+			this.maxQueuedBackfills = maxQueued;
+			return this;
+		}
+
+		/**
 		 * Backfills, once streaming, the tables that publication mode {@code SYNC} adds
 		 * to the publication at start (unless an initial snapshot reads them now): a
 		 * deploy that adds a listener on a table gets its rows as {@code SNAPSHOT}
@@ -963,7 +981,7 @@ public final class ReplicationConsumer {
 						+ "jdbcUrl");
 			}
 			return new BackfillSettings(this.backfillChunkSize, this.watermarkTable, this.backfillProgressTable,
-					readers, this.backfillNewTables);
+					readers, this.backfillNewTables, this.maxQueuedBackfills);
 		}
 
 		private @Nullable SnapshotConnections readers() {

@@ -26,6 +26,23 @@ class PgIdentifiersTests {
 	}
 
 	@Test
+	void eachMessageStatesExactlyWhatItsKindOfNameAccepts() {
+		assertThatExceptionOfType(InvalidIdentifierException.class)
+			.isThrownBy(() -> PgIdentifiers.requireSlotName("Orders"))
+			.withMessage("Invalid slot name 'Orders': slot names are 1 to 63 characters of lower-case letters, "
+					+ "digits and underscores");
+		assertThatExceptionOfType(InvalidIdentifierException.class)
+			.isThrownBy(() -> PgIdentifiers.requireName("publication", ""))
+			.withMessage("Invalid publication name '': the name is empty; publication names are 1 to 63 bytes of "
+					+ "UTF-8 without NUL, any other character allowed; postlog always quotes them, so case and "
+					+ "every character are kept as written");
+		assertThat(PgIdentifiers.requireName("publication", "x\"; DROP TABLE orders; --"))
+			.isEqualTo("x\"; DROP TABLE orders; --");
+		assertThat(PgIdentifiers.quote("publication", "x\"; DROP TABLE orders; --"))
+			.isEqualTo("\"x\"\"; DROP TABLE orders; --\"");
+	}
+
+	@Test
 	void requireSlotNameAcceptsSixtyThreeCharacters() {
 		String name = "a".repeat(63);
 		assertThat(PgIdentifiers.requireSlotName(name)).isEqualTo(name);

@@ -49,8 +49,9 @@ import static org.awaitility.Awaitility.await;
  * during the backfill, no watermark reaches a subscription); TOASTed rows updated in
  * another column while they are backfilled (no update ever carries an
  * {@code UnchangedToast} for a row the subscription was not given whole, and the big
- * column ends equal to the table's); a keyless table refused; a cancelled backfill; a
- * value that does not decode, which fails the backfill and leaves the stream running.
+ * column ends equal to the table's); a keyless table refused; a request past the queue
+ * bound refused; a cancelled backfill; a value that does not decode, which fails the
+ * backfill and leaves the stream running.
  */
 @PostgresTest
 @Tag("matrix")
@@ -261,6 +262,41 @@ class BackfillIntegrationTests {
 			.withMessageContaining("public.bf_keyless")
 			.withMessageContaining("no primary key and no replica identity index");
 		assertThat(consumer.backfills()).isEmpty();
+	}
+
+	@Test
+	void aRequestPastTheQueueBoundIsRefusedBeforeAnythingIsRecorded(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE bf_bound (id int PRIMARY KEY, v text)",
+				"INSERT INTO bf_bound SELECT g, md5(g::text) FROM generate_series(1, 1000) g");
+		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+		ReplicationConsumer consumer = start(
+				builder(database, "bf_bound_slot", "bf_bound", 100).maxQueuedBackfills(2).changeHandler((change) -> {
+					if (change.operation() == Operation.SNAPSHOT) {
+						// Holds the first backfill RUNNING while the test fills the
+						// queue.
+						release.await();
+					}
+				}));
+		try {
+			await().atMost(Duration.ofMinutes(1)).until(() -> consumer.state() == ConsumerState.RUNNING);
+			List<TableId> tables = List.of(TableId.parse("bf_bound"));
+			Backfill running = consumer.backfill(tables);
+			Backfill pending = consumer.backfill(tables);
+			assertThatExceptionOfType(BackfillQueueFullException.class).isThrownBy(() -> consumer.backfill(tables))
+				.withMessage("Backfill refused: the consumer of slot bf_bound_slot already holds 2 unfinished "
+						+ "backfills (pending or running), the most it queues; ask again once one finished, "
+						+ "or cancel one")
+				.satisfies((ex) -> assertThat(ex.maxQueued()).isEqualTo(2));
+			assertThat(consumer.backfills()).extracting(Backfill::id)
+				.containsExactlyInAnyOrder(running.id(), pending.id());
+			assertThat(progressRows(database, "bf_bound_slot")).hasSize(2);
+			pending.cancel();
+			Backfill next = consumer.backfill(tables);
+			assertThat(consumer.backfills()).extracting(Backfill::id).contains(next.id());
+		}
+		finally {
+			release.countDown();
+		}
 	}
 
 	@Test

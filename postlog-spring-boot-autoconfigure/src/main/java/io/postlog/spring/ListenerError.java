@@ -18,12 +18,23 @@ import org.jspecify.annotations.Nullable;
  * @param commitLsn the transaction's commit LSN (a message's LSN)
  * @param changeId the change id, or {@code null} for a transaction or message
  * @param exception the class of the listener's exception
- * @param message the message of the listener's exception
+ * @param message the message of the listener's exception; the actuator endpoint shows it
+ * only with {@code postlog.endpoint.show-exception-messages=true}, since it often carries
+ * row values
  * @param outcome {@code RETRYING} while attempts remain, else what the error handler
  * decided
  */
 public record ListenerError(Instant time, int attempt, @Nullable String table, @Nullable String operation,
 		String commitLsn, @Nullable String changeId, String exception, @Nullable String message, String outcome) {
+
+	/**
+	 * Returns this error without the listener's message.
+	 * @return the same error, {@code message} {@code null}
+	 */
+	public ListenerError withoutMessage() {
+		return new ListenerError(this.time, this.attempt, this.table, this.operation, this.commitLsn, this.changeId,
+				this.exception, null, this.outcome);
+	}
 
 	static ListenerError of(HandlerFailedException failure, String outcome) {
 		Throwable cause = failure.getCause();

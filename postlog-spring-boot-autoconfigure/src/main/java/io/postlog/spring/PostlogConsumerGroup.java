@@ -277,6 +277,17 @@ public final class PostlogConsumerGroup {
 	public record ListenerInfo(String id, String method, String shape, List<String> tables,
 			List<io.postlog.Operation> operations, @Nullable String prefix, int concurrency,
 			@Nullable ListenerError lastError) {
+
+		/**
+		 * Returns this listener with its last error's message left out.
+		 * @return the same listener, its {@code lastError} without {@code message}
+		 */
+		public ListenerInfo withoutErrorMessage() {
+			ListenerError error = this.lastError;
+			return (error != null) ? new ListenerInfo(this.id, this.method, this.shape, this.tables, this.operations,
+					this.prefix, this.concurrency, error.withoutMessage()) : this;
+		}
+
 	}
 
 }

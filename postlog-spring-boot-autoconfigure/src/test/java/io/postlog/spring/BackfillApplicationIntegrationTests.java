@@ -54,7 +54,8 @@ class BackfillApplicationIntegrationTests {
 				"INSERT INTO app_added SELECT g, g % 1000, md5(g::text) FROM generate_series(1, 50000) g",
 				"ANALYZE app_orders", "ANALYZE app_added");
 		String[] properties = { "postlog.slot.name=bf_app", "postlog.publication.mode=sync",
-				"postlog.snapshot.chunk-size=5000", "postlog.snapshot.new-tables=backfill" };
+				"postlog.snapshot.chunk-size=5000", "postlog.snapshot.new-tables=backfill",
+				"management.endpoint.postlog.access=unrestricted" };
 		try (ConfigurableApplicationContext context = PostlogListenersIntegrationTests.run(OrdersApplication.class,
 				database, properties)) {
 			Models models = context.getBean(Models.class);

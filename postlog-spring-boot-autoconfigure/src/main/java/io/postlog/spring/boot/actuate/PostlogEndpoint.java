@@ -14,20 +14,24 @@ import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotStatistics;
 import io.postlog.consumer.Backfill;
+import io.postlog.consumer.BackfillQueueFullException;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.SnapshotProgress;
+import io.postlog.spring.FailureText;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.PostlogStreamingMonitor;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 
 /**
  * The {@code postlog} actuator endpoint: per consumer group, the consumer's state, its
@@ -38,9 +42,15 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * beside the groups ({@link PostlogEndpointConsumer}, such as the Kafka relay) follow the
  * groups. Reads the server on each call. {@code POST /actuator/postlog/backfill} with
  * {@code {"tables":"schema.table,..."}} (and optionally {@code "group"}) starts a
- * backfill and returns its id. Thread-safe.
+ * backfill and returns its id, or answers 429 when the group holds
+ * {@code postlog.snapshot.max-queued-backfills} unfinished backfills already.
+ * <p>
+ * Read-only by default: its write operations are not mapped unless
+ * {@code management.endpoint.postlog.access=unrestricted}. A failure that is not
+ * postlog's own (a listener's exception, a driver's) shows as its class only, unless
+ * {@code postlog.endpoint.show-exception-messages=true}. Thread-safe.
  */
-@Endpoint(id = "postlog")
+@Endpoint(id = "postlog", defaultAccess = Access.READ_ONLY)
 public class PostlogEndpoint {
 
 	private final PostlogListenerRegistry registry;
@@ -50,6 +60,8 @@ public class PostlogEndpoint {
 	private final @Nullable PostlogStreamingMonitor streaming;
 
 	private final List<PostlogEndpointConsumer> others;
+
+	private final boolean showExceptionMessages;
 
 	/**
 	 * Creates the endpoint.
@@ -81,10 +93,26 @@ public class PostlogEndpoint {
 	 */
 	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
 			@Nullable PostlogStreamingMonitor streaming, List<PostlogEndpointConsumer> others) {
+		this(registry, monitor, streaming, others, false);
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the listener registry
+	 * @param monitor reads the slot and publication
+	 * @param streaming the consumer's and the server's spill, or {@code null}
+	 * @param others consumers beside the groups, described after them
+	 * @param showExceptionMessages whether to show the messages of failures that are not
+	 * postlog's ({@code postlog.endpoint.show-exception-messages})
+	 */
+	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
+			@Nullable PostlogStreamingMonitor streaming, List<PostlogEndpointConsumer> others,
+			boolean showExceptionMessages) {
 		this.registry = registry;
 		this.monitor = monitor;
 		this.streaming = streaming;
 		this.others = List.copyOf(others);
+		this.showExceptionMessages = showExceptionMessages;
 	}
 
 	/**
@@ -99,15 +127,16 @@ public class PostlogEndpoint {
 			consumers.add(describe(group.displayName(), group.state(), group.ackedLsn(), group.lastCommitTime(),
 					group.lastFailure(), group.listeners(), group.monitor(),
 					PostlogConsumerGroup.DEFAULT.equals(group.name()) ? streaming() : null, group.snapshot(),
-					group.backfills(), Map.of()));
+					group.backfills(), Map.of(), this.showExceptionMessages));
 		}
 		if (consumers.isEmpty()) {
 			consumers.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming(), null,
-					List.of(), Map.of()));
+					List.of(), Map.of(), this.showExceptionMessages));
 		}
 		for (PostlogEndpointConsumer other : this.others) {
 			consumers.add(describe(other.group(), other.state(), other.ackedLsn(), other.lastCommitTime(),
-					other.lastFailure(), List.of(), other.monitor(), null, null, List.of(), other.details()));
+					other.lastFailure(), List.of(), other.monitor(), null, null, List.of(), other.details(),
+					this.showExceptionMessages));
 		}
 		return new PostlogDescriptor(consumers, server(this.monitor.server(), ownSlots()));
 	}
@@ -128,18 +157,19 @@ public class PostlogEndpoint {
 			@Nullable Instant lastCommitTime, @Nullable Throwable failure,
 			List<PostlogConsumerGroup.ListenerInfo> listeners, PostlogSlotMonitor monitor,
 			@Nullable StreamingDescriptor streaming, @Nullable SnapshotProgress snapshot, List<Backfill> backfills,
-			Map<String, Object> details) {
+			Map<String, Object> details, boolean withMessages) {
 		PostlogSlotMonitor.SlotStatus status = monitor.status();
 		SlotInfo slot = status.slot();
 		return new ConsumerDescriptor(group, (state != null) ? state.name() : "NOT_STARTED", text(ackedLsn),
-				(lastCommitTime != null) ? lastCommitTime.toString() : null,
-				(failure != null) ? failure.getMessage() : null, listeners,
+				(lastCommitTime != null) ? lastCommitTime.toString() : null, FailureText.of(failure, withMessages),
+				withMessages ? listeners
+						: listeners.stream().map(PostlogConsumerGroup.ListenerInfo::withoutErrorMessage).toList(),
 				new SlotDescriptor(status.slotName(), slot != null, (slot != null) ? slot.active() : null,
 						(slot != null) ? text(slot.confirmedFlushLsn()) : null,
 						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null),
 				new PublicationDescriptor(monitor.publicationName(), publicationTables(monitor)),
 				status.currentLsn().toString(), status.lagBytes(), streaming, snapshot(snapshot, status),
-				backfills.stream().map(PostlogEndpoint::backfill).toList(), details);
+				backfills.stream().map((backfill) -> backfill(backfill, withMessages)).toList(), details);
 	}
 
 	private static List<String> publicationTables(PostlogSlotMonitor monitor) {
@@ -153,7 +183,7 @@ public class PostlogEndpoint {
 		}
 	}
 
-	private static BackfillDescriptor backfill(Backfill backfill) {
+	private static BackfillDescriptor backfill(Backfill backfill, boolean withMessages) {
 		return new BackfillDescriptor(backfill.id(), backfill.state().name(),
 				backfill.tables().stream().map(TableId::toString).toList(), backfill.rowsDone(),
 				backfill.rowsEstimated(),
@@ -162,7 +192,7 @@ public class PostlogEndpoint {
 					.map((table) -> new TableProgressDescriptor(table.table().toString(), table.rowsDone(),
 							table.rowsEstimated(), table.chunksDone(), table.chunksTotal(), table.done()))
 					.toList(),
-				(backfill.failure() != null) ? backfill.failure().getMessage() : null);
+				FailureText.of(backfill.failure(), withMessages));
 	}
 
 	/**
@@ -171,10 +201,13 @@ public class PostlogEndpoint {
 	 * @param tables comma-separated tables, {@code schema.table} or {@code table}
 	 * ({@code public})
 	 * @param group the consumer group, or {@code null} for the default one
-	 * @return the backfill's id
+	 * @return the backfill's id ({@link BackfillStarted}, 200), or why it was refused
+	 * ({@link BackfillRefused}, 429) when the group holds as many unfinished backfills as
+	 * it may
 	 */
 	@WriteOperation
-	public BackfillStarted backfill(@Selector String operation, String tables, @Nullable String group) {
+	public WebEndpointResponse<OperationResponseBody> backfill(@Selector String operation, String tables,
+			@Nullable String group) {
 		if (!"backfill".equals(operation)) {
 			throw new InvalidEndpointRequestException("Unknown operation '" + operation + "'",
 					"Unknown operation; POST to /actuator/postlog/backfill");
@@ -195,9 +228,16 @@ public class PostlogEndpoint {
 			.findFirst()
 			.orElseThrow(() -> new InvalidEndpointRequestException("No consumer group '" + name + "'",
 					"No such consumer group"));
-		Backfill backfill = target.backfill(ids);
-		return new BackfillStarted(backfill.id(), target.displayName(),
-				backfill.tables().stream().map(TableId::toString).toList());
+		Backfill backfill;
+		try {
+			backfill = target.backfill(ids);
+		}
+		catch (BackfillQueueFullException ex) {
+			return new WebEndpointResponse<>(new BackfillRefused(ex.getMessage(), target.displayName(), ex.maxQueued()),
+					WebEndpointResponse.STATUS_TOO_MANY_REQUESTS);
+		}
+		return new WebEndpointResponse<>(new BackfillStarted(backfill.id(), target.displayName(),
+				backfill.tables().stream().map(TableId::toString).toList()));
 	}
 
 	private static @Nullable SnapshotDescriptor snapshot(@Nullable SnapshotProgress progress,
@@ -332,8 +372,11 @@ public class PostlogEndpoint {
 	 * @param state the consumer's state, {@code NOT_STARTED} when none runs
 	 * @param ackedLsn the position acknowledged to the server
 	 * @param lastCommitTime the commit time of the last transaction delivered
-	 * @param lastError the message of the latest failure
+	 * @param lastError the latest failure: postlog's message, or only the class of an
+	 * exception that is not postlog's unless
+	 * {@code postlog.endpoint.show-exception-messages}
 	 * @param listeners the listener methods, in delivery order, each with its last error
+	 * (its {@code message} only with {@code postlog.endpoint.show-exception-messages})
 	 * @param slot the replication slot
 	 * @param publication the publication
 	 * @param serverLsn the server's current WAL position
@@ -362,7 +405,7 @@ public class PostlogEndpoint {
 	 * @param rowsDone rows handled over all tables
 	 * @param rowsEstimated rows the catalog expects, {@code -1} when unknown
 	 * @param progress per table
-	 * @param failure why it failed, or {@code null}
+	 * @param failure why it failed (as {@code lastError} shows failures), or {@code null}
 	 */
 	public record BackfillDescriptor(String id, String state, List<String> tables, long rowsDone, long rowsEstimated,
 			List<TableProgressDescriptor> progress, @Nullable String failure) {
@@ -376,6 +419,17 @@ public class PostlogEndpoint {
 	 * @param tables its tables
 	 */
 	public record BackfillStarted(String id, String group, List<String> tables) implements OperationResponseBody {
+	}
+
+	/**
+	 * A backfill refused because its group holds as many unfinished backfills as it may.
+	 *
+	 * @param refused why, and what to do
+	 * @param group the consumer group
+	 * @param maxQueued the most unfinished backfills the group holds
+	 * ({@code postlog.snapshot.max-queued-backfills})
+	 */
+	public record BackfillRefused(String refused, String group, int maxQueued) implements OperationResponseBody {
 	}
 
 	/**

@@ -120,6 +120,10 @@ public final class PostlogAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.chunk-size", snapshot.getChunkSize(),
 					"A chunk holds at least 1 row");
 		}
+		if (snapshot.getMaxQueuedBackfills() < 1) {
+			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.max-queued-backfills",
+					snapshot.getMaxQueuedBackfills(), "At least 1 backfill must be allowed to wait or run");
+		}
 		if (snapshot.getMode() != PostlogProperties.SnapshotMode.INITIAL) {
 			return;
 		}

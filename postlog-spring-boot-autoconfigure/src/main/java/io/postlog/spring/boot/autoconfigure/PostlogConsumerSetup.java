@@ -72,10 +72,10 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 		List<TableId> tables = publishedTables(group, listenerTables);
 		String slotName = this.properties.slotName(group);
 		String publicationName = this.properties.publicationName(group);
-		// Checked here so that a bad name fails start-up with InvalidIdentifierException,
-		// before any SQL.
-		PgIdentifiers.requireSlotName(slotName);
-		PgIdentifiers.requireName("publication", publicationName);
+		// Checked here so that a bad name fails start-up, naming its property, before any
+		// SQL.
+		PostlogNames.requireSlotName(this.properties, group);
+		PostlogNames.requirePublicationName(this.properties, group);
 		for (TableId table : tables) {
 			PgIdentifiers.requireName("schema", table.schema());
 			PgIdentifiers.requireName("table", table.name());
@@ -186,6 +186,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			builder.backfills(snapshot.getChunkSize())
 				.watermarkTable(TableId.parse(snapshot.getWatermarkTable()))
 				.backfillNewTables(snapshot.backfillsNewTables())
+				.maxQueuedBackfills(snapshot.getMaxQueuedBackfills())
 				.snapshotConnections(this.snapshotConnections);
 		}
 		if (snapshot.getMode() != PostlogProperties.SnapshotMode.INITIAL) {

@@ -86,6 +86,8 @@ public class PostlogProperties {
 
 	private final Listener listener = new Listener();
 
+	private final Endpoint endpoint = new Endpoint();
+
 	private final Wal2json wal2json = new Wal2json();
 
 	private final Pglogical pglogical = new Pglogical();
@@ -97,6 +99,10 @@ public class PostlogProperties {
 
 	public Listener getListener() {
 		return this.listener;
+	}
+
+	public Endpoint getEndpoint() {
+		return this.endpoint;
 	}
 
 	public Map<String, Group> getGroups() {
@@ -389,6 +395,28 @@ public class PostlogProperties {
 	}
 
 	/**
+	 * Settings of the postlog actuator endpoint.
+	 */
+	public static class Endpoint {
+
+		/**
+		 * Whether the endpoint shows the message of a listener's own exception (and of
+		 * any failure that is not postlog's); off, it shows the exception's class only,
+		 * since such messages often carry row values.
+		 */
+		private boolean showExceptionMessages;
+
+		public boolean isShowExceptionMessages() {
+			return this.showExceptionMessages;
+		}
+
+		public void setShowExceptionMessages(boolean showExceptionMessages) {
+			this.showExceptionMessages = showExceptionMessages;
+		}
+
+	}
+
+	/**
 	 * Built-in listener error handlers.
 	 */
 	public enum ErrorHandler {
@@ -604,6 +632,12 @@ public class PostlogProperties {
 		 */
 		private String watermarkTable = "postlog_watermark";
 
+		/**
+		 * Most backfills a consumer group holds unfinished (pending or running); a
+		 * request past it is refused, before anything is recorded.
+		 */
+		private int maxQueuedBackfills = 16;
+
 		public SnapshotMode getMode() {
 			return this.mode;
 		}
@@ -650,6 +684,14 @@ public class PostlogProperties {
 
 		public void setWatermarkTable(String watermarkTable) {
 			this.watermarkTable = watermarkTable;
+		}
+
+		public int getMaxQueuedBackfills() {
+			return this.maxQueuedBackfills;
+		}
+
+		public void setMaxQueuedBackfills(int maxQueuedBackfills) {
+			this.maxQueuedBackfills = maxQueuedBackfills;
 		}
 
 		/**

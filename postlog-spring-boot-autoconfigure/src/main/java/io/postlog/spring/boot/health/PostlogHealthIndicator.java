@@ -12,6 +12,7 @@ import io.postlog.consumer.SnapshotProgress;
 import io.postlog.heartbeat.HeartbeatStatus;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.snapshot.TableProgress;
+import io.postlog.spring.FailureText;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogSlotMonitor;
 import org.jspecify.annotations.Nullable;
@@ -29,12 +30,12 @@ import org.springframework.util.unit.DataSize;
  * {@code postlog.health.max-retained} or than {@code postlog.health.max-retained-ratio}
  * of {@code max_slot_wal_keep_size}, or when a heartbeat has not come back within
  * {@code postlog.heartbeat.timeout}. UP again as soon as the cause is gone. While the
- * consumer is not running, the {@code lastError} detail gives its latest failure
- * (value-free). While an initial snapshot runs, health is UNKNOWN, not DOWN, with its
- * progress in the {@code snapshot} detail: the application is working, but its listeners
- * have not seen every row yet, and on PostgreSQL 12+ the slot exists only once the
- * snapshot is handed over (the rules judge the snapshot's temporary slot meanwhile).
- * Thread-safe.
+ * consumer is not running, the {@code lastError} detail gives its latest failure:
+ * postlog's own message, or the class of any other exception, never that exception's
+ * message. While an initial snapshot runs, health is UNKNOWN, not DOWN, with its progress
+ * in the {@code snapshot} detail: the application is working, but its listeners have not
+ * seen every row yet, and on PostgreSQL 12+ the slot exists only once the snapshot is
+ * handed over (the rules judge the snapshot's temporary slot meanwhile). Thread-safe.
  */
 public class PostlogHealthIndicator extends AbstractHealthIndicator {
 
@@ -156,8 +157,9 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 			builder.withDetail("lastCommitTime", lastCommitTime.toString());
 		}
 		Throwable failure = this.lastFailure.get();
-		if (failure != null && state != ConsumerState.RUNNING && failure.getMessage() != null) {
-			builder.withDetail("lastError", failure.getMessage());
+		if (failure != null && state != ConsumerState.RUNNING) {
+			// Never a listener's own message, nor any that is not postlog's.
+			builder.withDetail("lastError", FailureText.of(failure, false));
 		}
 		if (settings.syncReplicationSlots() != null) {
 			builder.withDetail("failover", failover(slot, settings));

@@ -69,10 +69,40 @@ class FailureAnalyzersIntegrationTests {
 	}
 
 	@Test
-	void badIdentifierExplainsTheRule(PostgresDatabase database, CapturedOutput output) {
+	void badSlotNameNamesThePropertyAndTheRule(PostgresDatabase database, CapturedOutput output) {
 		database.execute("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY)");
 		failToStart(database, "--postlog.slot.name=Bad-Slot");
-		assertThat(output).contains("is not a valid identifier", "Bad-Slot", "lower-case letters, digits");
+		assertThat(output).contains("APPLICATION FAILED TO START",
+				"Invalid value 'Bad-Slot' for configuration property 'postlog.slot.name'",
+				"slot names are 1 to 63 characters of lower-case letters, digits and underscores");
+		assertThat(slotExists(database, "Bad-Slot")).isFalse();
+	}
+
+	@Test
+	void publicationNameIsAnyQuotedIdentifierUpTo63Bytes(PostgresDatabase database, CapturedOutput output) {
+		database.execute("CREATE TABLE IF NOT EXISTS orders (id int PRIMARY KEY)");
+		String tooLong = "p".repeat(64);
+		failToStart(database, "--postlog.slot.name=long_publication", "--postlog.publication.name=" + tooLong);
+		assertThat(output).contains("APPLICATION FAILED TO START",
+				"Invalid value '" + tooLong + "' for configuration property 'postlog.publication.name'",
+				"the name is longer than 63 bytes (UTF-8); publication names are 1 to 63 bytes of UTF-8 without "
+						+ "NUL, any other character allowed; postlog always quotes them, so case and every "
+						+ "character are kept as written");
+		assertThat(slotExists(database, "long_publication")).isFalse();
+		// Quoted, a name that would be SQL if it were not is only a name.
+		String odd = "x\"; DROP TABLE orders; --";
+		SpringApplication application = new SpringApplication(BrokenApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		application
+			.run("--spring.datasource.url=" + database.jdbcUrl(), "--spring.datasource.username=postgres",
+					"--spring.main.banner-mode=off", "--postlog.slot.name=odd_publication",
+					"--postlog.publication.name=" + odd, "--postlog.slot.lifecycle=owned")
+			.close();
+		assertThat(
+				count(database, "SELECT count(*) FROM pg_publication WHERE pubname = '" + odd.replace("'", "''") + "'"))
+			.isEqualTo(1);
+		assertThat(count(database, "SELECT count(*) FROM pg_class WHERE relname = 'orders'")).isEqualTo(1);
+		database.execute("DROP PUBLICATION \"x\"\"; DROP TABLE orders; --\"");
 	}
 
 	@Test
@@ -196,6 +226,18 @@ class FailureAnalyzersIntegrationTests {
 		assertThat(output.getOut().split(java.util.regex.Pattern.quote(warning), -1)).hasSize(2);
 		assertThat(output).contains("WARN", (database.serverVersion() >= 130000)
 				? "Set max_slot_wal_keep_size to the WAL you can afford on disk" : "Alert on postlog.slot.retained");
+	}
+
+	private static long count(PostgresDatabase database, String sql) {
+		try (java.sql.Connection connection = database.connect();
+				java.sql.Statement statement = connection.createStatement();
+				java.sql.ResultSet row = statement.executeQuery(sql)) {
+			row.next();
+			return row.getLong(1);
+		}
+		catch (java.sql.SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	private static void failToStart(PostgresDatabase database, String... extra) {

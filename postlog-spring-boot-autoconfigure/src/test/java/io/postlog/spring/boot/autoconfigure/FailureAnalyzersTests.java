@@ -108,7 +108,14 @@ class FailureAnalyzersTests {
 		FailureAnalysis analysis = analyze(new InvalidIdentifierFailureAnalyzer(),
 				new InvalidIdentifierException("slot", "Bad-Name", "only [a-z0-9_] allowed"));
 		assertThat(analysis.getDescription()).startsWith("A name postlog would send to PostgreSQL is not a valid");
-		assertThat(analysis.getAction()).contains("lower-case letters, digits and underscores");
+		assertThat(analysis.getAction()).startsWith("Change postlog.slot.name, or postlog.groups.<group>.slot.name")
+			.contains("lower-case letters, digits and underscores");
+		FailureAnalysis publication = analyze(new InvalidIdentifierFailureAnalyzer(),
+				new InvalidIdentifierException("publication", "", "the name is empty"));
+		assertThat(publication.getAction())
+			.startsWith("Change postlog.publication.name, or postlog.groups.<group>.publication.name")
+			.contains("publication names are 1 to 63 bytes of UTF-8 without NUL")
+			.doesNotContain("lower-case");
 	}
 
 	@Test

@@ -51,6 +51,16 @@ class PostlogHealthIndicatorTests {
 	}
 
 	@Test
+	void aFailureThatIsNotPostlogsShowsItsClassAndSqlStateNeverItsMessage() {
+		Health health = health(ConsumerState.FAILED, null, new IllegalStateException("card declined for PLANTED-41"),
+				slot("reserved"), null);
+		assertThat(health.getDetails()).containsEntry("lastError", IllegalStateException.class.getName());
+		Health sql = health(ConsumerState.RETRYING, null,
+				new java.sql.SQLException("duplicate key: PLANTED-42", "23505"), slot("reserved"), null);
+		assertThat(sql.getDetails()).containsEntry("lastError", "java.sql.SQLException (SQLState 23505)");
+	}
+
+	@Test
 	void missingSlotOfAStartedConsumerIsDown() {
 		Health health = health(ConsumerState.RUNNING, null, null, null, null);
 		assertThat(health.getStatus()).isEqualTo(Status.DOWN);

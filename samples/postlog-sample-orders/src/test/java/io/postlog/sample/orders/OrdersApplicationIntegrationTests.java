@@ -1,10 +1,16 @@
 package io.postlog.sample.orders;
 
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.NetworkInterface;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Collections;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.postlog.spring.boot.test.PostlogTestUtils;
@@ -16,6 +22,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The sample end to end on its own embedded PostgreSQL, as a newcomer runs it.
@@ -28,7 +36,7 @@ class OrdersApplicationIntegrationTests {
 
 	@BeforeAll
 	static void start() {
-		context = OrdersApplication.application().run("--server.port=0");
+		context = OrdersApplication.application().run("--server.port=0", "--management.server.port=0");
 	}
 
 	@AfterAll
@@ -61,8 +69,41 @@ class OrdersApplicationIntegrationTests {
 		assertThat(get("/actuator/postlog")).contains("orders_sample");
 	}
 
+	@Test
+	void actuatorIsServedOnItsOwnPortOnLoopbackOnly() throws Exception {
+		assertThat(
+				send(HttpRequest
+					.newBuilder(URI.create("http://127.0.0.1:"
+							+ context.getEnvironment().getProperty("local.server.port") + "/actuator/postlog"))
+					.GET()).statusCode())
+			.isEqualTo(404);
+		assertThat(get("/actuator/postlog")).contains("orders_sample");
+		InetAddress other = nonLoopbackAddress();
+		assumeTrue(other != null, "this machine has no address but loopback");
+		int port = Integer.parseInt(context.getEnvironment().getProperty("local.management.port"));
+		try (Socket socket = new Socket()) {
+			assertThatException().isThrownBy(() -> socket.connect(new InetSocketAddress(other, port), 2000))
+				.isInstanceOf(java.io.IOException.class);
+		}
+	}
+
+	private static InetAddress nonLoopbackAddress() throws Exception {
+		for (NetworkInterface network : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+			if (!network.isUp() || network.isLoopback()) {
+				continue;
+			}
+			for (InetAddress address : Collections.list(network.getInetAddresses())) {
+				if (address instanceof Inet4Address && !address.isLoopbackAddress()) {
+					return address;
+				}
+			}
+		}
+		return null;
+	}
+
 	private static URI url(String path) {
-		return URI.create("http://127.0.0.1:" + context.getEnvironment().getProperty("local.server.port") + path);
+		String port = path.startsWith("/actuator") ? "local.management.port" : "local.server.port";
+		return URI.create("http://127.0.0.1:" + context.getEnvironment().getProperty(port) + path);
 	}
 
 	private static String get(String path) throws Exception {

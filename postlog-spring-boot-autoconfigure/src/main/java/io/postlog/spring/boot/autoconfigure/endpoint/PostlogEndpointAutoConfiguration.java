@@ -6,6 +6,7 @@ import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.spring.boot.actuate.PostlogEndpoint;
 import io.postlog.spring.boot.actuate.PostlogEndpointConsumer;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
+import io.postlog.spring.boot.autoconfigure.PostlogProperties;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -32,8 +33,10 @@ public final class PostlogEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	PostlogEndpoint postlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
-			ObjectProvider<PostlogStreamingMonitor> streaming, ObjectProvider<PostlogEndpointConsumer> others) {
-		return new PostlogEndpoint(registry, monitor, streaming.getIfAvailable(), others.orderedStream().toList());
+			ObjectProvider<PostlogStreamingMonitor> streaming, ObjectProvider<PostlogEndpointConsumer> others,
+			PostlogProperties properties) {
+		return new PostlogEndpoint(registry, monitor, streaming.getIfAvailable(), others.orderedStream().toList(),
+				properties.getEndpoint().isShowExceptionMessages());
 	}
 
 }

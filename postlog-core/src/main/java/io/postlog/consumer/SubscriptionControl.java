@@ -47,6 +47,9 @@ public final class SubscriptionControl {
 
 	private final ConcurrentLinkedQueue<PendingAcknowledgment> outstanding = new ConcurrentLinkedQueue<>();
 
+	/** The outstanding acknowledgement last warned of, past the bound. */
+	private volatile @Nullable PendingAcknowledgment stalled;
+
 	SubscriptionControl(String id, boolean autoStartup, SubscriptionControls owner) {
 		this.id = id;
 		this.owner = owner;
@@ -97,6 +100,20 @@ public final class SubscriptionControl {
 	 */
 	public @Nullable PendingAcknowledgment oldestUnacknowledged() {
 		return this.outstanding.peek();
+	}
+
+	/**
+	 * Returns the acknowledgement this subscription has held past the consumer's bound
+	 * ({@code unacknowledgedWarning}), if it is still outstanding: delivery stalls on it.
+	 * @return it, or {@code null}
+	 */
+	public @Nullable PendingAcknowledgment stalled() {
+		PendingAcknowledgment warned = this.stalled;
+		return (warned != null && warned == this.outstanding.peek()) ? warned : null;
+	}
+
+	void stalled(PendingAcknowledgment pending) {
+		this.stalled = pending;
 	}
 
 	/**
@@ -169,12 +186,17 @@ public final class SubscriptionControl {
 	 * @param position where what failed begins
 	 * @param window the window to hold
 	 */
-	synchronized void failed(HandlerFailedException failure, Lsn position, AckWindow window) {
-		window.hold(this, position);
-		this.cause = failure;
-		this.delivering = false;
-		this.state = SubscriptionState.STOPPED;
-		this.requested = null;
+	void failed(HandlerFailedException failure, Lsn position, AckWindow window) {
+		SubscriptionState previous;
+		synchronized (this) {
+			window.hold(this, position);
+			previous = this.state;
+			this.cause = failure;
+			this.delivering = false;
+			this.state = SubscriptionState.STOPPED;
+			this.requested = null;
+		}
+		this.owner.changed(this, previous, failure);
 	}
 
 	/**

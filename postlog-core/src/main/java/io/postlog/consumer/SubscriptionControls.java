@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.postlog.Lsn;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,8 +41,12 @@ final class SubscriptionControls {
 	/** Whether a start may wait to be applied. */
 	private volatile boolean startWaiting;
 
-	SubscriptionControls(List<Subscription> subscriptions, String slotName, boolean independent) {
+	private final ConsumerListener listener;
+
+	SubscriptionControls(List<Subscription> subscriptions, String slotName, boolean independent,
+			ConsumerListener listener) {
 		this.slotName = slotName;
+		this.listener = listener;
 		this.independent = independent;
 		for (Subscription subscription : subscriptions) {
 			this.controls.put(subscription.id(),
@@ -108,7 +113,23 @@ final class SubscriptionControls {
 			if (control.state() != before) {
 				logger.info("Subscription '{}' of slot {} is {} at {}; the slot is confirmed no further until it "
 						+ "runs again", control.id(), this.slotName, control.state(), position);
+				changed(control, before, null);
 			}
+		}
+	}
+
+	/**
+	 * Tells the listener of a move.
+	 * @param control the subscription that moved
+	 * @param previous the state it left
+	 * @param cause the failure behind it, or {@code null}
+	 */
+	void changed(SubscriptionControl control, SubscriptionState previous, @Nullable Throwable cause) {
+		try {
+			this.listener.subscriptionStateChanged(control, previous, cause);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Consumer listener failed on a subscription's move: {}", ex.getClass().getName());
 		}
 	}
 
@@ -145,6 +166,7 @@ final class SubscriptionControls {
 			if (control.state() != before) {
 				logger.info("Subscription '{}' of slot {} runs again{}", control.id(), this.slotName,
 						(from != null) ? " from " + from : "");
+				changed(control, before, null);
 			}
 			if (from != null) {
 				started.put(control.id(), from);
@@ -168,6 +190,7 @@ final class SubscriptionControls {
 				continue;
 			}
 			still.add(oldest);
+			control.stalled(oldest);
 			if (!warned.contains(oldest)) {
 				logger.warn(
 						"Subscription '{}' of slot {} has not acknowledged {} (commit LSN {}) for {} s; the slot is "

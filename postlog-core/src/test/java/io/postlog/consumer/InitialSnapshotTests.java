@@ -197,7 +197,8 @@ class InitialSnapshotTests {
 		ConsumerStates states = new ConsumerStates(config.listener(), config.slotName());
 		Dispatcher dispatcher = new Dispatcher(config, window, states, new StopSignal(),
 				new ConsumerThreads((thread, cause) -> {
-				}), Heartbeats.NONE, new SubscriptionControls(config.subscriptions(), config.slotName(), true),
+				}), Heartbeats.NONE,
+				new SubscriptionControls(config.subscriptions(), config.slotName(), true, config.listener()),
 				(cause) -> {
 				});
 		this.dispatchers.add(dispatcher);

@@ -2,7 +2,9 @@ package io.postlog.consumer;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -22,7 +24,16 @@ import org.slf4j.LoggerFactory;
  * window is empty, the server's keepalive position may be acknowledged instead (delivery
  * contract, clause 4). The window outlives sessions: after a reconnect the server sends
  * the unacknowledged transactions again and they find their entries, so an
- * {@link Acknowledgment} handed out before the reconnect still counts. Thread-safe.
+ * {@link Acknowledgment} handed out before the reconnect still counts.
+ * <p>
+ * A subscription that is not running (stopped by its error handler or a request, paused,
+ * or not started) holds the window at its position: the acknowledged position is the
+ * lower of the complete prefix's end (the <em>delivered</em> position, which the other
+ * subscriptions have passed) and every hold, so the slot keeps what it has not been
+ * given. When it starts again with nothing in flight, the delivered position goes back to
+ * its hold, and the transactions from there are delivered again, to it alone (the others
+ * skip them by their own progress). The acknowledged position never moves backwards.
+ * Thread-safe.
  */
 final class AckWindow {
 
@@ -34,7 +45,13 @@ final class AckWindow {
 
 	private final String slotName;
 
+	/** The end of the longest complete prefix, or a keepalive position while idle. */
+	private volatile long delivered;
+
+	/** The lower of {@link #delivered} and every hold: what may be acknowledged. */
 	private volatile long acked;
+
+	private final Map<SubscriptionControl, Long> holds = new IdentityHashMap<>();
 
 	AckWindow(ConsumerListener listener, String slotName) {
 		this.listener = listener;
@@ -50,14 +67,31 @@ final class AckWindow {
 	}
 
 	/**
+	 * Returns the end of the longest complete prefix: where the running subscriptions
+	 * are, whatever a subscription that is not running holds.
+	 * @return the position
+	 */
+	Lsn delivered() {
+		return Lsn.of(this.delivered);
+	}
+
+	/**
 	 * Sets the position the slot had when this consumer took it over, without telling the
-	 * listener; never moves backwards.
+	 * listener; never moves backwards. A hold below it is raised to it: what the slot is
+	 * past will not come again.
 	 * @param lsn the slot's confirmed position
 	 */
 	synchronized void baseline(Lsn lsn) {
-		if (Long.compareUnsigned(lsn.value(), this.acked) > 0) {
-			this.acked = lsn.value();
+		if (Long.compareUnsigned(lsn.value(), this.delivered) > 0) {
+			this.delivered = lsn.value();
 		}
+		for (Map.Entry<SubscriptionControl, Long> hold : this.holds.entrySet()) {
+			if (Long.compareUnsigned(hold.getValue(), lsn.value()) < 0) {
+				hold.setValue(lsn.value());
+				hold.getKey().held(lsn.value());
+			}
+		}
+		recompute();
 		// Transactions the slot is already past will not come again.
 		this.entries.removeIf((entry) -> entry.endLsn != null && !entry.endLsn.isAfter(lsn));
 	}
@@ -100,7 +134,7 @@ final class AckWindow {
 	 * @return the entry
 	 */
 	synchronized Entry snapshot(Lsn consistentPoint) {
-		Entry entry = new Entry(consistentPoint);
+		Entry entry = new Entry(consistentPoint, true);
 		this.entries.add(entry);
 		return entry;
 	}
@@ -118,9 +152,73 @@ final class AckWindow {
 				iterator.remove();
 			}
 		}
-		Entry entry = new Entry(commitLsn);
+		Entry entry = new Entry(commitLsn, false);
 		this.entries.add(entry);
 		return entry;
+	}
+
+	/**
+	 * Holds the acknowledged position at or below a subscription's position (the lower of
+	 * this and an earlier hold of it), never below what was acknowledged already.
+	 * @param control the subscription that is not running
+	 * @param position the commit LSN of the first transaction (or the LSN of the first
+	 * non-transactional message) it has not finished: it is streamed again from there
+	 * @return the hold
+	 */
+	synchronized Lsn hold(SubscriptionControl control, Lsn position) {
+		long lsn = position.value();
+		if (Long.compareUnsigned(lsn, this.acked) < 0) {
+			lsn = this.acked;
+		}
+		Long earlier = this.holds.get(control);
+		if (earlier != null && Long.compareUnsigned(earlier, lsn) < 0) {
+			lsn = earlier;
+		}
+		this.holds.put(control, lsn);
+		control.held(lsn);
+		recompute();
+		return Lsn.of(lsn);
+	}
+
+	/**
+	 * Releases a subscription's hold to start it again; only while nothing is in flight,
+	 * since the delivered position goes back to the hold, and the transactions from there
+	 * are opened again in commit order.
+	 * @param control the subscription
+	 * @return its hold, or {@code null} if it had none
+	 * @throws IllegalStateException if transactions are in flight
+	 */
+	synchronized @Nullable Lsn unhold(SubscriptionControl control) {
+		if (!this.entries.isEmpty()) {
+			throw new IllegalStateException("A subscription is started again only while nothing is in flight");
+		}
+		Long hold = this.holds.remove(control);
+		if (hold == null) {
+			return null;
+		}
+		if (Long.compareUnsigned(hold, this.delivered) < 0) {
+			this.delivered = hold;
+		}
+		recompute();
+		return Lsn.of(hold);
+	}
+
+	/**
+	 * Recomputes the acknowledged position from the delivered position and the holds.
+	 * @return whether it moved
+	 */
+	private boolean recompute() {
+		long floor = this.delivered;
+		for (long hold : this.holds.values()) {
+			if (Long.compareUnsigned(hold, floor) < 0) {
+				floor = hold;
+			}
+		}
+		if (floor == this.acked) {
+			return false;
+		}
+		this.acked = floor;
+		return true;
 	}
 
 	/**
@@ -220,18 +318,43 @@ final class AckWindow {
 	}
 
 	/**
+	 * Hands out an acknowledgement for an entry that a subscription's control tracks
+	 * while it is outstanding.
+	 * @param entry the entry
+	 * @param control the subscription's control
+	 * @param pending what it is for
+	 * @return the acknowledgement
+	 */
+	Acknowledgment acknowledgment(Entry entry, SubscriptionControl control, PendingAcknowledgment pending) {
+		hold(entry);
+		control.handedOut(pending);
+		AtomicBoolean done = new AtomicBoolean();
+		return () -> {
+			if (done.compareAndSet(false, true)) {
+				control.acknowledged(pending);
+				release(entry);
+			}
+		};
+	}
+
+	/**
 	 * Acknowledges the server's keepalive position when no transaction is in flight.
 	 * @param lsn the position
 	 * @return {@code true} if the position moved
 	 */
 	boolean advanceIdle(Lsn lsn) {
+		Lsn moved;
 		synchronized (this) {
-			if (!this.entries.isEmpty() || Long.compareUnsigned(lsn.value(), this.acked) <= 0) {
+			if (!this.entries.isEmpty() || Long.compareUnsigned(lsn.value(), this.delivered) <= 0) {
 				return false;
 			}
-			this.acked = lsn.value();
+			this.delivered = lsn.value();
+			if (!recompute()) {
+				return false;
+			}
+			moved = Lsn.of(this.acked);
 		}
-		this.listener.acknowledged(lsn);
+		this.listener.acknowledged(moved);
 		return true;
 	}
 
@@ -265,16 +388,14 @@ final class AckWindow {
 	}
 
 	private @Nullable Lsn advance() {
-		Lsn moved = null;
 		Entry head;
 		while ((head = this.entries.peek()) != null && head.complete()) {
 			this.entries.poll();
-			if (Long.compareUnsigned(head.endLsn.value(), this.acked) > 0) {
-				this.acked = head.endLsn.value();
-				moved = head.endLsn;
+			if (Long.compareUnsigned(head.endLsn.value(), this.delivered) > 0) {
+				this.delivered = head.endLsn.value();
 			}
 		}
-		return moved;
+		return recompute() ? Lsn.of(this.acked) : null;
 	}
 
 	/**
@@ -284,13 +405,20 @@ final class AckWindow {
 
 		final Lsn commitLsn;
 
+		/**
+		 * Whether this is a batch of initial snapshot or backfill rows, which the stream
+		 * never sends again.
+		 */
+		final boolean rows;
+
 		@Nullable Lsn endLsn;
 
 		/** The delivery thread's own hold, released by {@link AckWindow#dispatched}. */
 		int holds = 1;
 
-		Entry(Lsn commitLsn) {
+		Entry(Lsn commitLsn, boolean rows) {
 			this.commitLsn = commitLsn;
+			this.rows = rows;
 		}
 
 		boolean complete() {

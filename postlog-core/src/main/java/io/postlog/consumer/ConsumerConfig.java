@@ -63,6 +63,8 @@ import org.jspecify.annotations.Nullable;
  * {@code null} to stream only
  * @param backfill how to backfill tables while streaming, or {@code null} for no
  * backfills
+ * @param unacknowledgedWarning how long an {@code Acknowledgment} may stay outstanding
+ * before a warning names its subscription and change
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
 		PublicationMode publicationMode, List<TableId> tables, @Nullable Boolean binary, LogicalDecoder decoder,
@@ -71,7 +73,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		ConsumerListener listener, ValueDecoders valueDecoders, List<Subscription> subscriptions,
 		LogicalStreamFactory streams, @Nullable AdminConnections admin, CheckpointStore checkpointStore,
 		int checkpointBatch, Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety,
-		@Nullable SnapshotSettings snapshot, @Nullable BackfillSettings backfill) {
+		@Nullable SnapshotSettings snapshot, @Nullable BackfillSettings backfill, Duration unacknowledgedWarning) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -150,11 +152,12 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		}
 		if (checkpointStore.transactional()) {
 			for (Subscription subscription : subscriptions) {
-				if (subscription.concurrency() > 1 || subscription.acknowledging()) {
+				if (subscription.concurrency() > 1 || subscription.acknowledging() || !subscription.autoStartup()) {
 					throw new IncompatibleSubscriptionException(subscription, checkpointStore);
 				}
 			}
 		}
+		positive(unacknowledgedWarning, "unacknowledgedWarning");
 	}
 
 	private static void requireSnapshotSupported(SlotLifecycle slotLifecycle, @Nullable AdminConnections admin,

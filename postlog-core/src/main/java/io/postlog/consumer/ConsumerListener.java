@@ -118,4 +118,16 @@ public interface ConsumerListener {
 	default void snapshotCompleted(SnapshotProgress progress) {
 	}
 
+	/**
+	 * A subscription started, stopped or paused alone ({@link SubscriptionControl}): by a
+	 * request, or because its error handler gave up (then with the failure). Called on
+	 * the thread that made the move.
+	 * @param control the subscription's control
+	 * @param previous the state it left
+	 * @param cause the failure that stopped it, or {@code null}
+	 */
+	default void subscriptionStateChanged(SubscriptionControl control, SubscriptionState previous,
+			@Nullable Throwable cause) {
+	}
+
 }

@@ -116,6 +116,18 @@ final class DeliveryContract implements Runnable {
 
 	private static final long WATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
+	/** Ends a session for a subscription started again: streamed again at once. */
+	private static final Throwable RESTART = new ReplicationConsumerException("A subscription starts again") {
+
+		private static final long serialVersionUID = 1L;
+
+		@Override
+		public synchronized Throwable fillInStackTrace() {
+			return this;
+		}
+
+	};
+
 	/**
 	 * The longest an open sink transaction waits, from the first time the delivery thread
 	 * found nothing handed over, for the backlog the reader is still reading.
@@ -169,9 +181,12 @@ final class DeliveryContract implements Runnable {
 
 	private volatile boolean ended;
 
+	private final SubscriptionControls controls;
+
 	DeliveryContract(ConsumerConfig config, ConsumerSetup.Result setup, ConsumerStates states, AckWindow window,
-			ValueDecoders decoders, StreamingSpill spill) {
+			ValueDecoders decoders, StreamingSpill spill, SubscriptionControls controls) {
 		this.config = config;
+		this.controls = controls;
 		this.spill = spill;
 		this.setup = setup;
 		AdminConnections admin = config.admin();
@@ -182,7 +197,7 @@ final class DeliveryContract implements Runnable {
 		this.window = window;
 		this.decoders = decoders;
 		this.threads = new ConsumerThreads(this::threadDied);
-		this.dispatcher = new Dispatcher(config, window, states, this.stop, this.threads, this.heartbeats,
+		this.dispatcher = new Dispatcher(config, window, states, this.stop, this.threads, this.heartbeats, controls,
 				this::laneFailed);
 		this.slotCheck = (config.admin() != null && !config.temporary())
 				? new SlotPositionCheck(config.admin(), config.slotName(), window, config.listener()) : null;
@@ -283,6 +298,7 @@ final class DeliveryContract implements Runnable {
 			LogicalStream stream;
 			try {
 				handOver();
+				startSubscriptions();
 				stream = this.config.streams().open(request());
 			}
 			catch (RuntimeException ex) {
@@ -335,6 +351,10 @@ final class DeliveryContract implements Runnable {
 			if (end == null) {
 				return;
 			}
+			if (end == RESTART) {
+				// A subscription starts again: the stream goes back to its position.
+				continue;
+			}
 			if (end instanceof FailureLedger.Redelivery redelivery) {
 				// A handler failed inside a sink transaction, which was rolled back; the
 				// handler's attempts are counted per change across redeliveries.
@@ -375,6 +395,17 @@ final class DeliveryContract implements Runnable {
 		if (failure != null) {
 			fail(failure);
 		}
+	}
+
+	/**
+	 * Starts the subscriptions asked to start, while nothing is in flight, and sets each
+	 * back to its position; the session about to open streams from the lowest of them.
+	 */
+	private void startSubscriptions() {
+		if (this.window.size() > 0 || this.dispatcher.inTransaction() || !this.controls.startWaiting()) {
+			return;
+		}
+		this.controls.applyStarts(this.window).forEach(this.dispatcher::rewind);
 	}
 
 	private boolean snapshotPending() {
@@ -471,6 +502,10 @@ final class DeliveryContract implements Runnable {
 					finishStop();
 					return null;
 				}
+				if (this.controls.startWaiting() && !this.dispatcher.inTransaction() && this.window.size() == 0
+						&& !this.dispatcher.sinkWaiting()) {
+					return RESTART;
+				}
 				batch.clear();
 				// Backfill rows go between streamed transactions, while none waits.
 				if (this.backfills.hasPending()) {
@@ -514,10 +549,12 @@ final class DeliveryContract implements Runnable {
 			}
 		}
 		catch (ListenerRunner.StopRequested ex) {
+			unacknowledgedAtStop();
 			return null;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+			unacknowledgedAtStop();
 			return null;
 		}
 		catch (RuntimeException | Error ex) {
@@ -537,9 +574,19 @@ final class DeliveryContract implements Runnable {
 		this.dispatcher.idle();
 		this.dispatcher.awaitLanes();
 		if (!this.window.awaitEmpty(this.stop.deadlineNanos())) {
-			logger.info("Consumer of slot {} stops with {} transaction(s) delivered but not yet acknowledged",
-					this.config.slotName(), this.window.size());
+			unacknowledgedAtStop();
 		}
+	}
+
+	private void unacknowledgedAtStop() {
+		int inFlight = this.window.size();
+		if (inFlight == 0) {
+			return;
+		}
+		List<String> holding = this.controls.outstanding();
+		logger.info("Consumer of slot {} stops with {} transaction(s) delivered but not yet acknowledged{}",
+				this.config.slotName(), inFlight,
+				holding.isEmpty() ? "" : "; acknowledgements outstanding from " + String.join(", ", holding));
 	}
 
 	private void join(Thread thread, StreamReader streamReader) {
@@ -646,8 +693,10 @@ final class DeliveryContract implements Runnable {
 	 * liveness bound (a stall inside a message, a write that never completes).
 	 */
 	private void watch() {
+		List<PendingAcknowledgment> warned = new ArrayList<>();
 		while (!this.ended) {
 			LockSupport.parkNanos(WATCH_NANOS);
+			this.controls.warnStalls(this.config.unacknowledgedWarning(), this.config.maxUnacknowledged(), warned);
 			StreamReader current = this.reader;
 			if (current != null && current.stuckNanos(System.nanoTime()) > current.liveness().toNanos()) {
 				logger.warn("A call on the replication connection of slot {} hung for more than {} ms; breaking it",
@@ -698,6 +747,11 @@ final class DeliveryContract implements Runnable {
 	 * Sorts a failure by what the consumer does about it.
 	 */
 	static Outcome classify(Throwable failure) {
+		if (failure instanceof HandlerFailedException) {
+			// A handler's exception is its own failure whatever its SQLState: only
+			// postlog's own connections fail as connection loss.
+			return Outcome.FATAL;
+		}
 		if (failure instanceof SlotInUseException) {
 			return Outcome.STANDBY;
 		}

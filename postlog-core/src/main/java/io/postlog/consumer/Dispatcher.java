@@ -76,9 +76,12 @@ final class Dispatcher {
 	/** A table of postlog's own whose changes reach no subscription, or {@code null}. */
 	private @Nullable TableId ignored;
 
+	private final SubscriptionControls controls;
+
 	Dispatcher(ConsumerConfig config, AckWindow window, ConsumerStates states, StopSignal stop, ConsumerThreads threads,
-			Heartbeats heartbeats, Consumer<Throwable> onLaneFailure) {
+			Heartbeats heartbeats, SubscriptionControls controls, Consumer<Throwable> onLaneFailure) {
 		this.config = config;
+		this.controls = controls;
 		this.heartbeats = heartbeats;
 		this.window = window;
 		this.stop = stop;
@@ -91,7 +94,7 @@ final class Dispatcher {
 				List<ListenerRunner> runners = new ArrayList<>();
 				for (int i = 0; i < subscription.concurrency(); i++) {
 					runners.add(new ListenerRunner(subscription, config.retryPolicy(), window, states,
-							config.listener(), stop, interruptReported, null));
+							config.listener(), stop, interruptReported, null, controls.get(subscription.id())));
 				}
 				long bytesPerLane = Math.max(1, config.readAheadBytes() / subscription.concurrency());
 				this.targets.add(new LaneTarget(new Lanes(subscription, runners, bytesPerLane, window, threads,
@@ -99,7 +102,7 @@ final class Dispatcher {
 			}
 			else {
 				ListenerRunner runner = new ListenerRunner(subscription, config.retryPolicy(), window, states,
-						config.listener(), stop, interruptReported, this.ledger);
+						config.listener(), stop, interruptReported, this.ledger, controls.get(subscription.id()));
 				this.targets.add(new SerialTarget(runner));
 				buffering |= subscription.kind() == Subscription.Kind.TRANSACTION;
 			}
@@ -183,6 +186,7 @@ final class Dispatcher {
 		if (this.stop.overdue()) {
 			throw new ListenerRunner.StopRequested();
 		}
+		this.controls.atBoundary(begin.commitLsn(), this.window);
 		this.entry = this.window.begin(begin.commitLsn());
 		if (this.ledger != null) {
 			this.checkpointed = !begin.commitLsn().isAfter(this.checkpoint);
@@ -242,6 +246,7 @@ final class Dispatcher {
 			return;
 		}
 		boolean heartbeat = this.heartbeats.consume(message);
+		this.controls.atBoundary(message.lsn(), this.window);
 		AckWindow.Entry own = this.window.message(message.lsn());
 		if (!heartbeat) {
 			for (Target target : this.targets) {
@@ -320,6 +325,7 @@ final class Dispatcher {
 		if (this.stop.overdue()) {
 			throw new ListenerRunner.StopRequested();
 		}
+		this.controls.atBoundary(consistentPoint, this.window);
 		AckWindow.Entry entry = this.window.snapshot(consistentPoint);
 		List<Change> changes = this.buffering ? new ArrayList<>(rows.size()) : List.of();
 		for (Target target : this.targets) {
@@ -423,6 +429,20 @@ final class Dispatcher {
 	}
 
 	/**
+	 * Sets a subscription started again back to a position: what the stream sends from
+	 * there reaches it again (the others skip it by their own progress).
+	 * @param subscriptionId the subscription
+	 * @param from the commit LSN of the first transaction it has not finished
+	 */
+	void rewind(String subscriptionId, Lsn from) {
+		for (Target target : this.targets) {
+			if (target.subscription.id().equals(subscriptionId)) {
+				target.rewindBefore(from);
+			}
+		}
+	}
+
+	/**
 	 * Waits until the lanes have handled what they were given, or the stop deadline.
 	 * @throws InterruptedException if interrupted while waiting
 	 */
@@ -480,7 +500,20 @@ final class Dispatcher {
 	 */
 	private abstract static class Target {
 
+		final Subscription subscription;
+
+		Target(Subscription subscription) {
+			this.subscription = subscription;
+		}
+
 		void begin() {
+		}
+
+		/**
+		 * Forgets the progress from a position on, for a subscription started again.
+		 * @param from the first commit LSN to deliver again
+		 */
+		void rewindBefore(Lsn from) {
 		}
 
 		long change(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
@@ -531,8 +564,6 @@ final class Dispatcher {
 
 		private final ListenerRunner runner;
 
-		private final Subscription subscription;
-
 		private long changeLsn;
 
 		private int changeIndex = -1;
@@ -542,8 +573,24 @@ final class Dispatcher {
 		private long messageLsn;
 
 		SerialTarget(ListenerRunner runner) {
+			super(runner.subscription());
 			this.runner = runner;
-			this.subscription = runner.subscription();
+		}
+
+		@Override
+		void rewindBefore(Lsn from) {
+			long lsn = from.value();
+			if (Long.compareUnsigned(this.changeLsn, lsn) >= 0) {
+				this.changeLsn = lsn;
+				this.changeIndex = -1;
+			}
+			// A transaction or message at the position itself is delivered again.
+			if (Long.compareUnsigned(this.transactionLsn, lsn) >= 0) {
+				this.transactionLsn = lsn - 1;
+			}
+			if (Long.compareUnsigned(this.messageLsn, lsn) >= 0) {
+				this.messageLsn = lsn - 1;
+			}
 		}
 
 		@Override
@@ -634,8 +681,6 @@ final class Dispatcher {
 
 		private final Lanes lanes;
 
-		private final Subscription subscription;
-
 		private final BitSet used;
 
 		private long changeLsn;
@@ -643,9 +688,17 @@ final class Dispatcher {
 		private int changeIndex = -1;
 
 		LaneTarget(Lanes lanes) {
+			super(lanes.subscription());
 			this.lanes = lanes;
-			this.subscription = lanes.subscription();
 			this.used = new BitSet(lanes.size());
+		}
+
+		@Override
+		void rewindBefore(Lsn from) {
+			if (Long.compareUnsigned(this.changeLsn, from.value()) >= 0) {
+				this.changeLsn = from.value();
+				this.changeIndex = -1;
+			}
 		}
 
 		@Override

@@ -3,14 +3,20 @@ package io.postlog.consumer;
 /**
  * Decides what becomes of a change (transaction, message) a subscription's handler kept
  * failing on once its retries ran out. Returning skips it for that subscription alone:
- * delivery goes on and the slot may move past it. Throwing fails the consumer
- * ({@code FAILED}): nothing past the failed transaction is acknowledged. Called on the
+ * delivery goes on and the slot may move past it. Throwing stops that subscription alone
+ * ({@link SubscriptionState#STOPPED}, with the failure as its
+ * {@link SubscriptionControl#cause() cause}): the other subscriptions go on, and the slot
+ * is confirmed no further than the failed transaction, which the subscription receives
+ * again when it is started. Throwing fails the whole consumer ({@code FAILED}) instead
+ * where one subscription cannot hold a position of its own: with a transactional
+ * {@link CheckpointStore} (one checkpoint for every subscription), and for rows of an
+ * initial snapshot or a backfill (which the stream does not send again). Called on the
  * thread that ran the handler, once per exhausted change.
  */
 @FunctionalInterface
 public interface ErrorHandler {
 
-	/** Fails the consumer: the default. */
+	/** Stops the subscription: the default. */
 	ErrorHandler STOP = (failure) -> {
 		throw failure;
 	};
@@ -18,7 +24,7 @@ public interface ErrorHandler {
 	/**
 	 * Handles a failure whose retries ran out.
 	 * @param failure what failed, with the handler's exception as cause
-	 * @throws Exception to fail the consumer
+	 * @throws Exception to stop the subscription
 	 */
 	void handle(HandlerFailedException failure) throws Exception;
 

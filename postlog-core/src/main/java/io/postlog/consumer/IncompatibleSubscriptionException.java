@@ -3,8 +3,8 @@ package io.postlog.consumer;
 /**
  * A subscription the consumer's checkpoint store cannot serve: a transactional store
  * needs every handler to run serially on the delivery thread and be done when it returns,
- * so a subscription on lanes or one that acknowledges itself is refused when the consumer
- * is built.
+ * so a subscription on lanes, one that acknowledges itself, or one that does not start
+ * with the consumer is refused when the consumer is built.
  */
 public class IncompatibleSubscriptionException extends ReplicationConsumerException {
 
@@ -21,10 +21,11 @@ public class IncompatibleSubscriptionException extends ReplicationConsumerExcept
 	IncompatibleSubscriptionException(Subscription subscription, CheckpointStore store) {
 		super("Subscription '" + subscription.id() + "' "
 				+ ((subscription.concurrency() > 1) ? "runs on " + subscription.concurrency() + " lanes"
-						: "acknowledges itself")
+						: subscription.acknowledging() ? "acknowledges itself" : "does not start with the consumer")
 				+ ", which a transactional checkpoint store (" + store + ") cannot allow: "
-				+ "each source transaction must be handled, serially and completely, inside one sink "
-				+ "transaction; use concurrency 1 without an Acknowledgment, or the slot-only store");
+				+ "each source transaction must be handled, serially and completely, by every subscription inside "
+				+ "one sink transaction; use concurrency 1 without an Acknowledgment, started with the consumer, or "
+				+ "the slot-only store");
 		this.subscriptionId = subscription.id();
 		this.concurrency = subscription.concurrency();
 		this.acknowledging = subscription.acknowledging();

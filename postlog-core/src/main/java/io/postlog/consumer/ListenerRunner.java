@@ -44,6 +44,8 @@ final class ListenerRunner {
 
 	private final @Nullable FailureLedger ledger;
 
+	private final SubscriptionControl control;
+
 	/**
 	 * Creates a runner.
 	 * @param subscription the subscription
@@ -56,10 +58,11 @@ final class ListenerRunner {
 	 * @param ledger for a transactional checkpoint store, where failures are counted
 	 * across redeliveries (a failure then rolls back instead of retrying in place); else
 	 * {@code null}
+	 * @param control starts and stops the subscription
 	 */
 	ListenerRunner(Subscription subscription, RetryPolicy retry, AckWindow window, ConsumerStates states,
-			ConsumerListener listener, StopSignal stop, AtomicBoolean interruptReported,
-			@Nullable FailureLedger ledger) {
+			ConsumerListener listener, StopSignal stop, AtomicBoolean interruptReported, @Nullable FailureLedger ledger,
+			SubscriptionControl control) {
 		this.subscription = subscription;
 		this.retry = retry;
 		this.window = window;
@@ -68,6 +71,7 @@ final class ListenerRunner {
 		this.stop = stop;
 		this.interruptReported = interruptReported;
 		this.ledger = ledger;
+		this.control = control;
 	}
 
 	Subscription subscription() {
@@ -119,6 +123,10 @@ final class ListenerRunner {
 
 	private long call(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
 			AckWindow.Entry entry, Lsn lsn) {
+		if (this.control.skips(entry.commitLsn)) {
+			// Not running: the slot keeps this for when it starts again.
+			return 0;
+		}
 		FailureLedger failures = this.ledger;
 		if (failures != null && (message == null || message.transactional())) {
 			return callRollingBack(change, transaction, message, lsn, failures);
@@ -126,8 +134,8 @@ final class ListenerRunner {
 		boolean retrying = false;
 		try {
 			for (int attempt = 1;; attempt++) {
-				Acknowledgment acknowledgment = this.subscription.acknowledging() ? this.window.acknowledgment(entry)
-						: null;
+				Acknowledgment acknowledgment = this.subscription.acknowledging() ? this.window.acknowledgment(entry,
+						this.control, this.control.pending(lsn, (change != null) ? change.id() : null)) : null;
 				long start = System.nanoTime();
 				Throwable failure = invoke(change, transaction, message, acknowledgment);
 				long nanos = System.nanoTime() - start;
@@ -149,7 +157,7 @@ final class ListenerRunner {
 					decide(new HandlerFailedException(
 							"Subscription '" + this.subscription.id() + "' failed on " + subject + " " + attempt
 									+ " time(s); its retries ran out",
-							this.subscription.id(), lsn, attempt, change, transaction, message, failure));
+							this.subscription.id(), lsn, attempt, change, transaction, message, failure), entry);
 					return 0;
 				}
 				Duration backOff = this.retry.backOff(attempt);
@@ -185,7 +193,7 @@ final class ListenerRunner {
 		String key = failures.isEmpty() ? null : key(change, transaction, message);
 		HandlerFailedException exhausted = (key != null) ? failures.exhaustedFailure(key) : null;
 		if (exhausted != null) {
-			decide(exhausted);
+			decide(exhausted, null);
 			return 0;
 		}
 		long start = System.nanoTime();
@@ -228,23 +236,35 @@ final class ListenerRunner {
 		throw new FailureLedger.Redelivery(attemptFailure, backOff);
 	}
 
-	private void decide(HandlerFailedException exhausted) {
+	/**
+	 * Lets the error handler decide: a return skips; a throw stops the subscription alone
+	 * when it can hold a position of its own ({@code entry} given, not a batch of rows),
+	 * else fails the consumer.
+	 */
+	private void decide(HandlerFailedException exhausted, AckWindow.@Nullable Entry entry) {
+		HandlerFailedException stop;
 		try {
 			this.subscription.errorHandler().handle(exhausted);
 			logger.warn("Subscription '{}' skipped what it failed on: {}", this.subscription.id(),
 					exhausted.getMessage());
+			return;
 		}
 		catch (HandlerFailedException ex) {
-			throw ex;
+			stop = ex;
 		}
 		catch (Exception ex) {
-			HandlerFailedException stop = new HandlerFailedException(
+			stop = new HandlerFailedException(
 					exhausted.getMessage() + "; its error handler " + "failed with " + ex.getClass().getName(),
 					exhausted.subscriptionId(), exhausted.lsn(), exhausted.attempts(), exhausted.change(),
 					exhausted.transaction(), exhausted.logicalMessage(), exhausted.getCause());
 			stop.addSuppressed(ex);
+		}
+		if (entry == null || entry.rows) {
 			throw stop;
 		}
+		this.control.failed(stop, entry.commitLsn, this.window);
+		logger.error("Subscription '{}' stopped: {}; the others go on, and the slot is confirmed no further than {} "
+				+ "until it is started again", this.subscription.id(), stop.getMessage(), entry.commitLsn);
 	}
 
 	private @Nullable Throwable invoke(@Nullable Change change, @Nullable Transaction transaction,

@@ -65,6 +65,8 @@ public final class ReplicationConsumer {
 
 	private final StreamingSpill spill;
 
+	private final SubscriptionControls controls;
+
 	private final Object lifecycle = new Object();
 
 	private boolean started;
@@ -78,6 +80,8 @@ public final class ReplicationConsumer {
 		this.states = new ConsumerStates(config.listener(), config.slotName());
 		this.window = new AckWindow(config.listener(), config.slotName());
 		this.spill = new StreamingSpill(config.listener());
+		this.controls = new SubscriptionControls(config.subscriptions(), config.slotName(),
+				!config.checkpointStore().transactional(), config.listener());
 	}
 
 	/**
@@ -119,7 +123,7 @@ public final class ReplicationConsumer {
 					? this.config.valueDecoders().withLookup(new CatalogTypeLookup(admin))
 					: this.config.valueDecoders();
 			DeliveryContract delivery = new DeliveryContract(this.config, setup, this.states, this.window, decoders,
-					this.spill);
+					this.spill, this.controls);
 			BackfillRunner runner = delivery.backfills();
 			if (runner != null && this.config.backfill().newTables() && !setup.addedTables().isEmpty()) {
 				logger.info("Consumer of slot {} backfills {}, which its publication did not publish before",
@@ -206,12 +210,41 @@ public final class ReplicationConsumer {
 	/**
 	 * Returns the position this consumer has acknowledged: the end of the last
 	 * transaction that every subscription finished, or a later keepalive position while
-	 * idle; before the first acknowledgement, the slot's confirmed position when known,
-	 * else {@link Lsn#INVALID}.
+	 * idle, but never past the position of a subscription that is not running; before the
+	 * first acknowledgement, the slot's confirmed position when known, else
+	 * {@link Lsn#INVALID}.
 	 * @return the position
 	 */
 	public Lsn ackedLsn() {
 		return this.window.acked();
+	}
+
+	/**
+	 * Returns the control of one subscription: its state, and start, stop, pause and
+	 * resume while the others go on.
+	 * @param id the subscription's id
+	 * @return the control
+	 * @throws IllegalArgumentException if no subscription has that id
+	 */
+	public SubscriptionControl subscription(String id) {
+		return this.controls.get(id);
+	}
+
+	/**
+	 * Returns the controls of every subscription, in delivery order.
+	 * @return the controls
+	 */
+	public List<SubscriptionControl> subscriptions() {
+		return this.controls.all();
+	}
+
+	/**
+	 * Returns the end of the last transaction every running subscription finished: the
+	 * acknowledged position when every subscription runs, else possibly past it.
+	 * @return the position
+	 */
+	public Lsn deliveredLsn() {
+		return this.window.delivered();
 	}
 
 	/**
@@ -354,6 +387,8 @@ public final class ReplicationConsumer {
 		private ValueDecoders valueDecoders = ValueDecoders.standard();
 
 		private Duration stopTimeout = Duration.ofSeconds(30);
+
+		private Duration unacknowledgedWarning = Duration.ofSeconds(60);
 
 		private CheckpointStore checkpointStore = CheckpointStore.slotOnly();
 
@@ -613,6 +648,18 @@ public final class ReplicationConsumer {
 		 */
 		public Builder maxUnacknowledged(int maxUnacknowledged) {
 			this.maxUnacknowledged = maxUnacknowledged;
+			return this;
+		}
+
+		/**
+		 * Sets how long an {@link io.postlog.Acknowledgment} may stay outstanding before
+		 * a warning is logged naming the subscription and the change (60 s by default);
+		 * {@link SubscriptionControl#oldestUnacknowledged()} shows it meanwhile.
+		 * @param unacknowledgedWarning the bound
+		 * @return this builder
+		 */
+		public Builder unacknowledgedWarning(Duration unacknowledgedWarning) {
+			this.unacknowledgedWarning = unacknowledgedWarning;
 			return this;
 		}
 
@@ -963,7 +1010,7 @@ public final class ReplicationConsumer {
 					streams, adminConnections(), this.checkpointStore, this.checkpointBatch, this.checkpointBatchDelay,
 					streamingOptions(),
 					new WalSafety(this.failover, this.lostSlotAction, this.heartbeatMonitor, this.heartbeatTable),
-					snapshotSettings(connections), backfillSettings()));
+					snapshotSettings(connections), backfillSettings(), this.unacknowledgedWarning));
 		}
 
 		private @Nullable BackfillSettings backfillSettings() {

@@ -35,8 +35,15 @@ public final class Subscription {
 
 	private final ErrorHandler errorHandler;
 
+	private final boolean autoStartup;
+
 	private Subscription(String id, Kind kind, Object handler, boolean acknowledging, int concurrency,
 			@Nullable Predicate<Change> filter, ErrorHandler errorHandler) {
+		this(id, kind, handler, acknowledging, concurrency, filter, errorHandler, true);
+	}
+
+	private Subscription(String id, Kind kind, Object handler, boolean acknowledging, int concurrency,
+			@Nullable Predicate<Change> filter, ErrorHandler errorHandler, boolean autoStartup) {
 		if (id == null || id.isBlank()) {
 			throw new IllegalArgumentException("A subscription needs an id");
 		}
@@ -47,6 +54,7 @@ public final class Subscription {
 		this.concurrency = concurrency;
 		this.filter = filter;
 		this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
+		this.autoStartup = autoStartup;
 	}
 
 	/**
@@ -117,7 +125,7 @@ public final class Subscription {
 					+ lanes);
 		}
 		return new Subscription(this.id, this.kind, this.handler, this.acknowledging, lanes, this.filter,
-				this.errorHandler);
+				this.errorHandler, this.autoStartup);
 	}
 
 	/**
@@ -128,7 +136,7 @@ public final class Subscription {
 	 */
 	public Subscription withFilter(Predicate<Change> filter) {
 		return new Subscription(this.id, this.kind, this.handler, this.acknowledging, this.concurrency,
-				Objects.requireNonNull(filter, "filter"), this.errorHandler);
+				Objects.requireNonNull(filter, "filter"), this.errorHandler, this.autoStartup);
 	}
 
 	/**
@@ -138,7 +146,27 @@ public final class Subscription {
 	 */
 	public Subscription withErrorHandler(ErrorHandler errorHandler) {
 		return new Subscription(this.id, this.kind, this.handler, this.acknowledging, this.concurrency, this.filter,
-				errorHandler);
+				errorHandler, this.autoStartup);
+	}
+
+	/**
+	 * Returns a copy that starts with the consumer ({@code true}, the default) or stays
+	 * {@link SubscriptionState#STOPPED} until {@link SubscriptionControl#start()}; until
+	 * then it holds the slot at the first transaction it was not given.
+	 * @param autoStartup whether it starts with the consumer
+	 * @return the copy
+	 */
+	public Subscription withAutoStartup(boolean autoStartup) {
+		return new Subscription(this.id, this.kind, this.handler, this.acknowledging, this.concurrency, this.filter,
+				this.errorHandler, autoStartup);
+	}
+
+	/**
+	 * Returns whether the subscription starts with the consumer.
+	 * @return {@code true} unless {@link #withAutoStartup(boolean)} said otherwise
+	 */
+	public boolean autoStartup() {
+		return this.autoStartup;
 	}
 
 	/**

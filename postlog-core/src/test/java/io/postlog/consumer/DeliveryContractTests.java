@@ -144,9 +144,9 @@ class DeliveryContractTests {
 	}
 
 	@Test
-	void handlerFailureRetriesTheFailingSubscriptionAloneAndThenFails() {
+	void handlerFailureRetriesTheFailingSubscriptionAloneAndThenStopsItAlone() {
 		FakeServer.Tx first = this.server.commitInserts(1);
-		this.server.commitInserts(2);
+		FakeServer.Tx failed = this.server.commitInserts(2);
 		AtomicInteger healthyCalls = new AtomicInteger();
 		AtomicInteger failingCalls = new AtomicInteger();
 		ReplicationConsumer consumer = start(builder().retryPolicy(retry(3))
@@ -157,14 +157,143 @@ class DeliveryContractTests {
 					throw new IllegalStateException("boom");
 				}
 			})));
-		await().until(() -> consumer.state() == ConsumerState.FAILED);
+		await().until(() -> consumer.subscription("failing").state() == SubscriptionState.STOPPED);
+		FakeServer.Tx later = this.server.commitInserts(3);
+		await().until(() -> healthyCalls.get() == 3);
 		assertThat(failingCalls.get()).isEqualTo(3);
-		assertThat(healthyCalls.get()).isEqualTo(2);
-		assertThat(consumer.ackedLsn()).isEqualTo(first.endLsn());
-		assertThat(this.recorder.failure).isInstanceOf(HandlerFailedException.class)
+		assertThat(consumer.state()).isEqualTo(ConsumerState.RUNNING);
+		assertThat(consumer.subscription("healthy").state()).isEqualTo(SubscriptionState.RUNNING);
+		// The slot holds at the failed transaction: it is streamed again from there.
+		assertThat(consumer.subscription("failing").position()).isEqualTo(failed.commitLsn());
+		await().until(() -> consumer.deliveredLsn().equals(later.endLsn()));
+		assertThat(consumer.ackedLsn()).isEqualTo(failed.commitLsn()).isGreaterThan(first.endLsn());
+		await().until(() -> this.server.confirmed().equals(failed.commitLsn()));
+		assertThat(consumer.subscription("failing").cause()).isInstanceOf(HandlerFailedException.class)
 			.hasMessageContaining("'failing'")
 			.hasMessageContaining("change 0 of transaction");
-		assertThat(((HandlerFailedException) this.recorder.failure).attempts()).isEqualTo(3);
+		assertThat(((HandlerFailedException) consumer.subscription("failing").cause()).attempts()).isEqualTo(3);
+	}
+
+	@Test
+	void stoppedSubscriptionStartedAgainReceivesItsBacklogOnceAndTheOthersNothingTwice() {
+		this.server.commitInserts(1);
+		this.server.commitInserts(2);
+		AtomicInteger poisoned = new AtomicInteger(2);
+		List<Integer> healthy = new CopyOnWriteArrayList<>();
+		List<Integer> fixed = new CopyOnWriteArrayList<>();
+		ReplicationConsumer consumer = start(builder().retryPolicy(retry(2))
+			.subscribe(Subscription.onChange("healthy", (change) -> healthy.add((Integer) change.after().get("id"))))
+			.subscribe(Subscription.onTransaction("batch", (transaction) -> {
+			}))
+			.subscribe(Subscription.onChange("fixed", (change) -> {
+				int id = (Integer) change.after().get("id");
+				if (id == poisoned.get()) {
+					throw new IllegalStateException("bug");
+				}
+				fixed.add(id);
+			})));
+		await().until(() -> consumer.subscription("fixed").state() == SubscriptionState.STOPPED);
+		FakeServer.Tx last = null;
+		for (int id = 3; id <= 52; id++) {
+			last = this.server.commitInserts(id);
+		}
+		FakeServer.Tx lastBeforeStart = last;
+		await().until(() -> healthy.size() == 52);
+		assertThat(fixed).containsExactly(1);
+		assertThat(this.server.confirmed()).isLessThan(lastBeforeStart.endLsn());
+		poisoned.set(-1);
+		consumer.subscription("fixed").start();
+		await().until(() -> fixed.size() == 52);
+		await().until(() -> consumer.ackedLsn().equals(lastBeforeStart.endLsn()));
+		assertThat(consumer.subscription("fixed").state()).isEqualTo(SubscriptionState.RUNNING);
+		assertThat(consumer.subscription("fixed").cause()).isNull();
+		assertThat(fixed).doesNotHaveDuplicates().hasSize(52).isSorted();
+		assertThat(healthy).doesNotHaveDuplicates().hasSize(52);
+		assertThat(this.server.opens.get()).isEqualTo(2);
+	}
+
+	@Test
+	void pausedSubscriptionHoldsTheSlotAndResumesFromItsPosition() {
+		FakeServer.Tx first = this.server.commitInserts(1);
+		List<Integer> paused = new CopyOnWriteArrayList<>();
+		List<Integer> other = new CopyOnWriteArrayList<>();
+		ReplicationConsumer consumer = start(builder()
+			.subscribe(Subscription.onChange("other", (change) -> other.add((Integer) change.after().get("id"))))
+			.subscribe(Subscription.onChange("paused", (change) -> paused.add((Integer) change.after().get("id")))));
+		await().until(() -> consumer.ackedLsn().equals(first.endLsn()));
+		consumer.subscription("paused").pause();
+		FakeServer.Tx second = this.server.commitInserts(2);
+		FakeServer.Tx third = this.server.commitInserts(3);
+		await().until(() -> other.size() == 3);
+		assertThat(consumer.subscription("paused").state()).isEqualTo(SubscriptionState.PAUSED);
+		assertThat(consumer.subscription("paused").position()).isEqualTo(second.commitLsn());
+		assertThat(consumer.ackedLsn()).isEqualTo(second.commitLsn());
+		consumer.subscription("paused").resume();
+		await().until(() -> consumer.ackedLsn().equals(third.endLsn()));
+		assertThat(paused).containsExactly(1, 2, 3);
+		assertThat(other).containsExactly(1, 2, 3);
+	}
+
+	@Test
+	void subscriptionNotStartedWithTheConsumerHoldsTheSlotUntilStarted() {
+		FakeServer.Tx first = this.server.commitInserts(1);
+		List<Integer> late = new CopyOnWriteArrayList<>();
+		List<Integer> other = new CopyOnWriteArrayList<>();
+		ReplicationConsumer consumer = start(builder()
+			.subscribe(Subscription.onChange("other", (change) -> other.add((Integer) change.after().get("id"))))
+			.subscribe(Subscription.onChange("late", (change) -> late.add((Integer) change.after().get("id")))
+				.withAutoStartup(false)));
+		FakeServer.Tx second = this.server.commitInserts(2);
+		await().until(() -> other.size() == 2);
+		assertThat(consumer.subscription("late").state()).isEqualTo(SubscriptionState.STOPPED);
+		assertThat(consumer.subscription("late").cause()).isNull();
+		assertThat(consumer.ackedLsn()).isEqualTo(first.commitLsn());
+		assertThat(late).isEmpty();
+		consumer.subscription("late").start();
+		await().until(() -> consumer.ackedLsn().equals(second.endLsn()));
+		assertThat(late).containsExactly(1, 2);
+		assertThat(other).containsExactly(1, 2);
+	}
+
+	@Test
+	void handlerThrowingAConnectionClassSqlExceptionIsItsOwnFailureNotALostConnection() {
+		FakeServer.Tx tx = this.server.commitInserts(1);
+		AtomicInteger calls = new AtomicInteger();
+		ReplicationConsumer consumer = start(
+				builder().retryPolicy(retry(4)).subscribe(Subscription.onChange("own-connection", (change) -> {
+					calls.incrementAndGet();
+					throw new java.sql.SQLException("connection refused", "08001");
+				})));
+		await().until(() -> consumer.subscription("own-connection").state() == SubscriptionState.STOPPED);
+		await().during(Duration.ofMillis(300)).until(() -> calls.get() == 4);
+		assertThat(this.server.opens.get()).isEqualTo(1);
+		assertThat(consumer.state()).isEqualTo(ConsumerState.RUNNING);
+		assertThat(consumer.ackedLsn()).isEqualTo(tx.commitLsn());
+		HandlerFailedException failure = new HandlerFailedException("failed", "own-connection", tx.commitLsn(), 4, null,
+				null, null, new java.sql.SQLException("connection refused", "08006"));
+		assertThat(DeliveryContract.classify(failure)).isEqualTo(DeliveryContract.Outcome.FATAL);
+	}
+
+	@Test
+	void acknowledgementOutstandingPastTheBoundIsShownAndWarnedOf() {
+		FakeServer.Tx tx = this.server.commitInserts(7);
+		List<Acknowledgment> kept = new CopyOnWriteArrayList<>();
+		try (io.postlog.CapturedStdErr log = io.postlog.CapturedStdErr.start()) {
+			ReplicationConsumer consumer = start(builder().unacknowledgedWarning(Duration.ofMillis(300))
+				.subscribe(Subscription.onChange("forgetful", (Change change, Acknowledgment ack) -> kept.add(ack))));
+			await().until(() -> kept.size() == 1);
+			PendingAcknowledgment pending = consumer.subscription("forgetful").oldestUnacknowledged();
+			assertThat(pending).isNotNull();
+			assertThat(pending.commitLsn()).isEqualTo(tx.commitLsn());
+			assertThat(pending.changeId()).isEqualTo(SLOT + "/" + tx.commitLsn() + "/0");
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> log.text()
+					.contains("Subscription 'forgetful' of slot " + SLOT + " has not acknowledged change "
+							+ pending.changeId()));
+			kept.get(0).acknowledge();
+			assertThat(consumer.subscription("forgetful").oldestUnacknowledged()).isNull();
+			await().until(() -> consumer.ackedLsn().equals(tx.endLsn()));
+		}
 	}
 
 	@Test
@@ -209,14 +338,15 @@ class DeliveryContractTests {
 	}
 
 	@Test
-	void handlerThatKeepsThrowingAnErrorFailsTheConsumerWithItAsCause() {
+	void handlerThatKeepsThrowingAnErrorStopsItsSubscriptionWithItAsCause() {
 		this.server.commitInserts(1);
 		ReplicationConsumer consumer = start(builder().retryPolicy(retry(2)).changeHandler((change) -> {
 			throw new AssertionError("always");
 		}));
-		await().until(() -> consumer.state() == ConsumerState.FAILED);
-		assertThat(this.recorder.failure).isInstanceOf(HandlerFailedException.class)
+		await().until(() -> consumer.subscription("changeHandler").state() == SubscriptionState.STOPPED);
+		assertThat(consumer.subscription("changeHandler").cause()).isInstanceOf(HandlerFailedException.class)
 			.hasCauseInstanceOf(AssertionError.class);
+		assertThat(consumer.state()).isEqualTo(ConsumerState.RUNNING);
 	}
 
 	@Test

@@ -192,11 +192,14 @@ class InitialSnapshotTests {
 				Duration.ofSeconds(10), Duration.ofSeconds(10), 100_000, 1000, 1024, 1 << 20, Duration.ofSeconds(5),
 				new ConsumerListener() {
 				}, ValueDecoders.standard(), List.of(subscriptions), new FakeServer(), null, CheckpointStore.slotOnly(),
-				1, Duration.ofMillis(100), null, new WalSafety(false, LostSlotAction.FAIL, null, null), null, null);
+				1, Duration.ofMillis(100), null, new WalSafety(false, LostSlotAction.FAIL, null, null), null, null,
+				Duration.ofSeconds(60));
 		ConsumerStates states = new ConsumerStates(config.listener(), config.slotName());
 		Dispatcher dispatcher = new Dispatcher(config, window, states, new StopSignal(),
 				new ConsumerThreads((thread, cause) -> {
-				}), Heartbeats.NONE, (cause) -> {
+				}), Heartbeats.NONE,
+				new SubscriptionControls(config.subscriptions(), config.slotName(), true, config.listener()),
+				(cause) -> {
 				});
 		this.dispatchers.add(dispatcher);
 		return dispatcher;

@@ -129,25 +129,28 @@ class ReplicationConsumerTests {
 	}
 
 	@Test
-	void handlerThatKeepsFailingFailsTheConsumerWithTheAckBeforeTheFailedTransaction() {
-		FakeServer.Tx first = this.server.commitInserts(1);
-		this.server.commitInserts(2);
+	void handlerThatKeepsFailingStopsItsSubscriptionAndHoldsTheSlotAtTheFailedTransaction() {
+		this.server.commitInserts(1);
+		FakeServer.Tx failed = this.server.commitInserts(2);
 		this.server.commitInserts(3);
 		AtomicInteger calls = new AtomicInteger();
+		List<Object> after = new CopyOnWriteArrayList<>();
 		ReplicationConsumer consumer = start(builder().retryPolicy(retry(3)).changeHandler((change) -> {
 			if (change.after().get("id").equals(2)) {
 				calls.incrementAndGet();
 				throw new IllegalStateException("boom");
 			}
+			after.add(change.after().get("id"));
 		}));
-		await().until(() -> consumer.state() == ConsumerState.FAILED);
+		await().until(() -> consumer.subscription("changeHandler").state() == SubscriptionState.STOPPED);
 		assertThat(calls.get()).isEqualTo(3);
-		assertThat(consumer.ackedLsn()).isEqualTo(first.endLsn());
-		assertThat(this.server.confirmed()).isEqualTo(first.endLsn());
-		assertThat(this.recorder.failure).isInstanceOf(HandlerFailedException.class)
+		await().until(() -> this.server.confirmed().equals(failed.commitLsn()));
+		assertThat(consumer.ackedLsn()).isEqualTo(failed.commitLsn());
+		assertThat(after).containsExactly(1);
+		assertThat(consumer.state()).isEqualTo(ConsumerState.RUNNING);
+		assertThat(consumer.subscription("changeHandler").cause()).isInstanceOf(HandlerFailedException.class)
 			.hasMessageContaining("public.items")
 			.hasMessageContaining("change 0");
-		await().until(() -> this.server.current().closed);
 	}
 
 	@Test

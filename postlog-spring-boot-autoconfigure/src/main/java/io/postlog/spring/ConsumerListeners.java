@@ -12,6 +12,8 @@ import io.postlog.admin.SlotLostException;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.SnapshotProgress;
+import io.postlog.consumer.SubscriptionControl;
+import io.postlog.consumer.SubscriptionState;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,6 +100,14 @@ final class ConsumerListeners implements ConsumerListener {
 	public void snapshotCompleted(SnapshotProgress progress) {
 		for (ConsumerListener listener : this.listeners) {
 			safely(() -> listener.snapshotCompleted(progress));
+		}
+	}
+
+	@Override
+	public void subscriptionStateChanged(SubscriptionControl control, SubscriptionState previous,
+			@Nullable Throwable cause) {
+		for (ConsumerListener listener : this.listeners) {
+			safely(() -> listener.subscriptionStateChanged(control, previous, cause));
 		}
 	}
 

@@ -25,10 +25,12 @@ import org.jspecify.annotations.Nullable;
  * for the default
  * @param invoker a {@link ChangeInvoker}, {@link TransactionInvoker} or
  * {@link MessageInvoker}
+ * @param autoStartup whether it starts with its group, or waits for
+ * {@link PostlogListenerRegistry#start(String)}
  */
 record ListenerEndpoint(String id, String group, String method, Shape shape, Set<TableId> tables,
 		Set<Operation> operations, int concurrency, @Nullable String errorHandlerName,
-		@Nullable PgListenerErrorHandler errorHandler, Object invoker) {
+		@Nullable PgListenerErrorHandler errorHandler, Object invoker, boolean autoStartup) {
 
 	enum Shape {
 
@@ -42,7 +44,7 @@ record ListenerEndpoint(String id, String group, String method, Shape shape, Set
 
 	ListenerEndpoint withErrorHandler(PgListenerErrorHandler handler) {
 		return new ListenerEndpoint(this.id, this.group, this.method, this.shape, this.tables, this.operations,
-				this.concurrency, this.errorHandlerName, handler, this.invoker);
+				this.concurrency, this.errorHandlerName, handler, this.invoker, this.autoStartup);
 	}
 
 	/**

@@ -84,7 +84,8 @@ final class ListenerMethodResolver {
 				? EnumSet.copyOf(Arrays.asList(annotation.operations())) : EnumSet.allOf(Operation.class);
 		String errorHandler = resolve(annotation.errorHandler()).trim();
 		return new ListenerEndpoint(id, group, listener.describe(), shape, tables(method, annotation.tables()),
-				operations, concurrency, errorHandler.isEmpty() ? null : errorHandler, null, invoker);
+				operations, concurrency, errorHandler.isEmpty() ? null : errorHandler, null, invoker,
+				autoStartup(method, resolve(annotation.autoStartup())));
 	}
 
 	ListenerEndpoint resolve(Object bean, Method method, PgMessageListener annotation) {
@@ -99,7 +100,7 @@ final class ListenerMethodResolver {
 		ListenerMethod listener = new ListenerMethod(bean, method, id, group, parameters.payload(), parameters.lsn(),
 				-1, -1);
 		return new ListenerEndpoint(id, group, listener.describe(), ListenerEndpoint.Shape.MESSAGE, Set.of(), Set.of(),
-				1, null, null, new MessageInvoker(listener, annotation.prefix()));
+				1, null, null, new MessageInvoker(listener, annotation.prefix()), true);
 	}
 
 	private String resolve(String value) {
@@ -141,6 +142,18 @@ final class ListenerMethodResolver {
 		}
 		throw new PostlogException("@PgChangeListener " + ListenerMethod.describe(method) + ": concurrency '" + value
 				+ "' is not a positive integer");
+	}
+
+	private static boolean autoStartup(Method method, String value) {
+		String trimmed = value.trim();
+		if (trimmed.equalsIgnoreCase("true")) {
+			return true;
+		}
+		if (trimmed.equalsIgnoreCase("false")) {
+			return false;
+		}
+		throw new PostlogException("@PgChangeListener " + ListenerMethod.describe(method) + ": autoStartup '" + value
+				+ "' is neither true nor false");
 	}
 
 	private RowBinder binder(Method method, Class<?> type) {

@@ -37,7 +37,7 @@ final class ListenerSubscriptions {
 					: Subscription.onChange(endpoint.id(), (ChangeHandler) (change) -> changes.invoke(change, null));
 			subscription = subscription.withFilter(endpoint::matches).withConcurrency(endpoint.concurrency());
 		}
-		return subscription.withErrorHandler(errorHandler);
+		return subscription.withErrorHandler(errorHandler).withAutoStartup(endpoint.autoStartup());
 	}
 
 }

@@ -38,10 +38,13 @@ import io.postlog.Operation;
  * again for the same change with the back-off of {@code postlog.retry.*}, alone: the
  * other listeners are not called again. When attempts run out the listener's error
  * handler ({@link #errorHandler()}, else {@code postlog.listener.error-handler}) decides
- * whether to skip the change or to stop the listener's group.
+ * whether to skip the change or to stop the listener alone: a stopped listener holds its
+ * group's slot at the change it failed on while the group's other listeners go on, and
+ * {@link PostlogListenerRegistry#start(String)} (or the actuator endpoint) starts it
+ * again from there.
  * <p>
- * {@link #tables()}, {@link #id()}, {@link #concurrency()} and {@link #group()} resolve
- * {@code ${...}} placeholders.
+ * {@link #tables()}, {@link #id()}, {@link #concurrency()}, {@link #group()} and
+ * {@link #autoStartup()} resolve {@code ${...}} placeholders.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -93,5 +96,16 @@ public @interface PgChangeListener {
 	 * @return the bean name
 	 */
 	String errorHandler() default "";
+
+	/**
+	 * Whether the listener starts with its group ({@code "true"}, the default) or stays
+	 * stopped until {@link PostlogListenerRegistry#start(String)} or the actuator
+	 * endpoint starts it. A listener that is not started holds its group's slot at the
+	 * first transaction it was not given, so it receives everything from there once
+	 * started; meanwhile its slot retains WAL. Rows of an initial snapshot or a backfill
+	 * delivered while it is not running are not kept for it.
+	 * @return {@code "true"} or {@code "false"}
+	 */
+	String autoStartup() default "true";
 
 }

@@ -6,9 +6,14 @@ import io.postlog.Change;
  * Decides what becomes of a change a listener kept failing on once its retries
  * ({@code postlog.retry.*}) ran out. Returning skips that change for that listener alone:
  * the other listeners already had it, delivery goes on, and the slot may move past it.
- * Throwing stops the listener's group ({@code FAILED}): nothing past the failed
- * transaction is acknowledged, and it is delivered again after a restart. Name a bean
- * with {@code @PgChangeListener(errorHandler = "beanName")}; the default is chosen with
+ * Throwing stops that listener alone ({@code STOPPED}, with the failure as its cause):
+ * the group's other listeners go on, the slot is confirmed no further than the failed
+ * transaction, and the listener receives it again when started
+ * ({@link PostlogListenerRegistry#start(String)}) or after a restart. With
+ * {@code postlog.checkpoint.store=jdbc}, whose one checkpoint covers every listener of
+ * the group, and for rows of an initial snapshot or a backfill, throwing stops the group
+ * ({@code FAILED}) instead. Name a bean with
+ * {@code @PgChangeListener(errorHandler = "beanName")}; the default is chosen with
  * {@code postlog.listener.error-handler} ({@code stop}, {@code skip} or
  * {@code dead-letter}).
  * <p>
@@ -20,7 +25,7 @@ import io.postlog.Change;
 @FunctionalInterface
 public interface PgListenerErrorHandler {
 
-	/** Stops the listener's group: the default. */
+	/** Stops the listener alone: the default. */
 	PgListenerErrorHandler STOP = (change, exception) -> {
 		throw exception;
 	};
@@ -37,7 +42,7 @@ public interface PgListenerErrorHandler {
 	 * @param change the change the listener failed on
 	 * @param exception the failure, naming the listener, with the listener's own
 	 * exception as its cause
-	 * @throws Exception to stop the listener's group
+	 * @throws Exception to stop the listener
 	 */
 	void handleError(Change change, ListenerExecutionFailedException exception) throws Exception;
 

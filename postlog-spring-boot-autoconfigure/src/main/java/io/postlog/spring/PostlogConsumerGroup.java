@@ -15,7 +15,10 @@ import io.postlog.consumer.Backfill;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.HandlerFailedException;
+import io.postlog.consumer.PendingAcknowledgment;
 import io.postlog.consumer.ReplicationConsumer;
+import io.postlog.consumer.SubscriptionControl;
+import io.postlog.consumer.SubscriptionState;
 import io.postlog.consumer.SnapshotProgress;
 import org.jspecify.annotations.Nullable;
 
@@ -168,17 +171,61 @@ public final class PostlogConsumerGroup {
 	}
 
 	/**
-	 * Describes the group's listeners, each with its last error.
+	 * Describes the group's listeners, each with its state, its position while it is not
+	 * running, its oldest outstanding acknowledgement and its last error.
 	 * @return one entry per listener method, in delivery order
 	 */
 	public List<ListenerInfo> listeners() {
 		List<ListenerInfo> listeners = new ArrayList<>();
+		ReplicationConsumer consumer = this.consumer;
 		for (ListenerEndpoint endpoint : this.endpoints) {
+			SubscriptionControl control = (consumer != null) ? consumer.subscription(endpoint.id()) : null;
+			Lsn position = (control != null) ? control.position() : null;
 			listeners.add(new ListenerInfo(endpoint.id(), endpoint.method(), endpoint.shape().name(),
 					endpoint.tableNames(), endpoint.operations().stream().sorted().toList(), endpoint.prefix(),
-					endpoint.concurrency(), this.errors.get(endpoint.id())));
+					endpoint.concurrency(), (control != null) ? control.state().name() : "NOT_STARTED",
+					(control != null && control.cause() != null), (position != null) ? position.toString() : null,
+					Unacknowledged.of((control != null) ? control.oldestUnacknowledged() : null),
+					Unacknowledged.of((control != null) ? control.stalled() : null), this.errors.get(endpoint.id())));
 		}
 		return listeners;
+	}
+
+	/**
+	 * Returns the control of one of the group's listeners.
+	 * @param id the listener's id
+	 * @return the control, or {@code null} if the group has no such listener or its
+	 * consumer was not built
+	 */
+	public @Nullable SubscriptionControl listener(String id) {
+		ReplicationConsumer consumer = this.consumer;
+		if (consumer == null) {
+			return null;
+		}
+		for (ListenerEndpoint endpoint : this.endpoints) {
+			if (endpoint.id().equals(id)) {
+				return consumer.subscription(id);
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * Returns the ids of the group's listeners that their error handler stopped.
+	 * @return the ids, in delivery order
+	 */
+	public List<String> failedListeners() {
+		ReplicationConsumer consumer = this.consumer;
+		if (consumer == null) {
+			return List.of();
+		}
+		List<String> failed = new ArrayList<>();
+		for (SubscriptionControl control : consumer.subscriptions()) {
+			if (control.state() == SubscriptionState.STOPPED && control.cause() != null) {
+				failed.add(control.id());
+			}
+		}
+		return failed;
 	}
 
 	List<ListenerEndpoint> endpoints() {
@@ -229,6 +276,11 @@ public final class PostlogConsumerGroup {
 				if (cause != null) {
 					failed(cause);
 				}
+				else if (current == ConsumerState.RUNNING || current == ConsumerState.SNAPSHOT) {
+					// Delivering again (a retried listener succeeded or was skipped, or a
+					// reconnect went through): the failure behind the last state is over.
+					PostlogConsumerGroup.this.lastFailure = null;
+				}
 			}
 
 			@Override
@@ -238,6 +290,8 @@ public final class PostlogConsumerGroup {
 
 			@Override
 			public void retrying(int attempt, java.time.Duration backOff, Throwable cause) {
+				// The latest attempt, not the first that moved the state to RETRYING.
+				failed(cause);
 				if (cause instanceof HandlerFailedException failure) {
 					listenerFailed(failure, "RETRYING");
 				}
@@ -272,11 +326,22 @@ public final class PostlogConsumerGroup {
 	 * @param operations the operations it receives
 	 * @param prefix the message prefix of a message listener, else {@code null}
 	 * @param concurrency the number of lanes
+	 * @param state {@code RUNNING}, {@code PAUSED} or {@code STOPPED}
+	 * ({@link SubscriptionState}), {@code NOT_STARTED} before its group's consumer was
+	 * built
+	 * @param failed whether its error handler stopped it (its last error tells why)
+	 * @param position where it resumes while it is not running: its group's slot is
+	 * confirmed no further; {@code null} while running
+	 * @param oldestUnacknowledged its oldest acknowledgement not yet given, or
+	 * {@code null}
+	 * @param stalled that acknowledgement when it is outstanding longer than
+	 * {@code postlog.delivery.unacknowledged-warning}, else {@code null}
 	 * @param lastError its latest failed attempt, or {@code null}
 	 */
 	public record ListenerInfo(String id, String method, String shape, List<String> tables,
-			List<io.postlog.Operation> operations, @Nullable String prefix, int concurrency,
-			@Nullable ListenerError lastError) {
+			List<io.postlog.Operation> operations, @Nullable String prefix, int concurrency, String state,
+			boolean failed, @Nullable String position, @Nullable Unacknowledged oldestUnacknowledged,
+			@Nullable Unacknowledged stalled, @Nullable ListenerError lastError) {
 
 		/**
 		 * Returns this listener with its last error's message left out.
@@ -285,7 +350,25 @@ public final class PostlogConsumerGroup {
 		public ListenerInfo withoutErrorMessage() {
 			ListenerError error = this.lastError;
 			return (error != null) ? new ListenerInfo(this.id, this.method, this.shape, this.tables, this.operations,
-					this.prefix, this.concurrency, error.withoutMessage()) : this;
+					this.prefix, this.concurrency, this.state, this.failed, this.position, this.oldestUnacknowledged,
+					this.stalled, error.withoutMessage()) : this;
+		}
+
+	}
+
+	/**
+	 * An acknowledgement a listener was handed and has not given yet, as the actuator
+	 * endpoint and health show it.
+	 *
+	 * @param commitLsn the commit LSN of the transaction it is for
+	 * @param changeId the change id, or {@code null} for a transaction listener
+	 * @param since when it was handed out
+	 */
+	public record Unacknowledged(String commitLsn, @Nullable String changeId, Instant since) {
+
+		static @Nullable Unacknowledged of(@Nullable PendingAcknowledgment pending) {
+			return (pending != null)
+					? new Unacknowledged(pending.commitLsn().toString(), pending.changeId(), pending.since()) : null;
 		}
 
 	}

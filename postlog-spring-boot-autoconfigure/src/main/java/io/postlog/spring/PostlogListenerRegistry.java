@@ -18,6 +18,8 @@ import io.postlog.decoder.LogicalDecoder;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.ReplicationConsumer;
+import io.postlog.consumer.SubscriptionControl;
+import io.postlog.consumer.SubscriptionState;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,10 +37,18 @@ import org.springframework.context.SmartLifecycle;
  * replication consumer, slot and publication) per group they name. Starts late (after the
  * web server) and stops early, acknowledging what was delivered. While it starts, each
  * group's tables are checked and its slot and publication set up on the calling thread,
- * so a fault fails start-up. Readiness is {@code REFUSING_TRAFFIC} from start until every
- * group first runs (or waits in standby behind another replica), then
- * {@code ACCEPTING_TRAFFIC}; when Spring Boot declares the application ready before that,
- * the registry answers with {@code REFUSING_TRAFFIC} again. Thread-safe.
+ * so a fault fails start-up. Each listener can be started, stopped, paused and resumed
+ * alone by its id, as Spring for Apache Kafka's registry does for its containers; a
+ * stopped or paused listener holds its group's slot at its position while the group's
+ * other listeners go on.
+ * <p>
+ * Readiness ({@link Readiness}, {@code postlog.health.readiness}) is
+ * {@code REFUSING_TRAFFIC} from start until every group first runs (or waits in standby
+ * behind another replica), then {@code ACCEPTING_TRAFFIC}; when Spring Boot declares the
+ * application ready before that, the registry answers with {@code REFUSING_TRAFFIC}
+ * again. With {@link Readiness#DELIVERING} it also refuses traffic while a group is not
+ * delivering or a listener is stopped by its error handler. Liveness is never touched: a
+ * restart does not mend a listener's bug. Thread-safe.
  */
 public final class PostlogListenerRegistry implements SmartLifecycle, ApplicationEventPublisherAware,
 		ApplicationListener<AvailabilityChangeEvent<ReadinessState>> {
@@ -73,8 +83,13 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 
 	private volatile int groupCount;
 
+	private volatile Readiness readiness = Readiness.STARTED;
+
+	/** Whether readiness was last published as accepting, once ready. */
+	private boolean accepting = true;
+
 	/**
-	 * Creates a registry whose listeners stop their group when their retries run out.
+	 * Creates a registry whose listeners stop alone when their retries run out.
 	 * @param setup prepares each group's slot and publication and configures its consumer
 	 * @param observers further listeners of every group's consumer
 	 */
@@ -100,6 +115,86 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	@Override
 	public void setApplicationEventPublisher(ApplicationEventPublisher publisher) {
 		this.publisher = publisher;
+	}
+
+	/**
+	 * Sets what readiness follows ({@link Readiness#STARTED} by default); before
+	 * {@link #start()}.
+	 * @param readiness the readiness policy
+	 */
+	public void setReadiness(Readiness readiness) {
+		this.readiness = readiness;
+	}
+
+	/**
+	 * Starts a listener that is stopped or paused (or was not started with its group): it
+	 * receives what its group's slot kept for it from its position, once, and the group's
+	 * other listeners are not called again for it. Takes effect once nothing is in flight
+	 * in its group.
+	 * @param id the listener's id
+	 * @throws IllegalArgumentException if no running group has a listener with that id
+	 * @throws IllegalStateException if its group keeps one checkpoint for every listener
+	 * ({@code postlog.checkpoint.store=jdbc})
+	 */
+	public void start(String id) {
+		control(id).start();
+	}
+
+	/**
+	 * Stops a listener after the transaction in delivery; the group's slot is confirmed
+	 * no further than it until it is started again.
+	 * @param id the listener's id
+	 * @throws IllegalArgumentException if no running group has a listener with that id
+	 * @throws IllegalStateException if its group keeps one checkpoint for every listener
+	 */
+	public void stop(String id) {
+		control(id).stop();
+	}
+
+	/**
+	 * Pauses a listener after the transaction in delivery: as {@link #stop(String)},
+	 * reported as {@code PAUSED}.
+	 * @param id the listener's id
+	 * @throws IllegalArgumentException if no running group has a listener with that id
+	 * @throws IllegalStateException if its group keeps one checkpoint for every listener
+	 */
+	public void pause(String id) {
+		control(id).pause();
+	}
+
+	/**
+	 * Resumes a paused listener from its position.
+	 * @param id the listener's id
+	 * @throws IllegalArgumentException if no running group has a listener with that id
+	 * @throws IllegalStateException if its group keeps one checkpoint for every listener
+	 */
+	public void resume(String id) {
+		control(id).resume();
+	}
+
+	/**
+	 * Returns a listener's control, with its state.
+	 * @param id the listener's id
+	 * @return the control, or {@code null} if no running group has a listener with that
+	 * id
+	 */
+	public @Nullable SubscriptionControl listener(String id) {
+		for (PostlogConsumerGroup group : this.groups) {
+			SubscriptionControl control = group.listener(id);
+			if (control != null) {
+				return control;
+			}
+		}
+		return null;
+	}
+
+	private SubscriptionControl control(String id) {
+		SubscriptionControl control = listener(id);
+		if (control == null) {
+			throw new IllegalArgumentException("No postlog listener has the id '" + id + "'"
+					+ (this.groups.isEmpty() ? " (postlog has not started)" : ""));
+		}
+		return control;
 	}
 
 	synchronized void register(Collection<ListenerEndpoint> endpoints) {
@@ -181,6 +276,20 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		List<ConsumerListener> listeners = new ArrayList<>();
 		listeners.add(group.recorder());
 		listeners.add(new GroupNotices(group, this::groupStreaming));
+		listeners.add(new ConsumerListener() {
+
+			@Override
+			public void stateChanged(ConsumerState previous, ConsumerState current, @Nullable Throwable cause) {
+				reassess();
+			}
+
+			@Override
+			public void subscriptionStateChanged(SubscriptionControl control, SubscriptionState previous,
+					@Nullable Throwable cause) {
+				reassess();
+			}
+
+		});
 		listeners.addAll(this.observers);
 		for (GroupObserver observer : this.groupObservers) {
 			listeners.add(observer.observe(group));
@@ -322,6 +431,39 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	}
 
 	/**
+	 * With {@link Readiness#DELIVERING}, once every group streamed: refuses traffic while
+	 * a group is not delivering or a listener is stopped by its error handler, and
+	 * accepts it again when all deliver.
+	 */
+	private void reassess() {
+		if (this.readiness != Readiness.DELIVERING) {
+			return;
+		}
+		synchronized (this.readinessLock) {
+			if (!this.ready) {
+				return;
+			}
+			boolean delivering = delivering();
+			if (delivering != this.accepting) {
+				this.accepting = delivering;
+				logger.info("postlog readiness: {}", delivering ? "every group delivers" : "not delivering");
+				publishReadiness(delivering ? ReadinessState.ACCEPTING_TRAFFIC : ReadinessState.REFUSING_TRAFFIC);
+			}
+		}
+	}
+
+	private boolean delivering() {
+		for (PostlogConsumerGroup group : this.groups) {
+			ConsumerState state = group.state();
+			if (state == null || state == ConsumerState.RETRYING || state == ConsumerState.FAILED
+					|| state == ConsumerState.STARTING || !group.failedListeners().isEmpty()) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
 	 * Keeps readiness refusing while a group has not streamed yet: Spring Boot publishes
 	 * {@code ACCEPTING_TRAFFIC} once the application has started, which would otherwise
 	 * overwrite the registry's {@code REFUSING_TRAFFIC} when a consumer is slow to
@@ -336,6 +478,9 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		synchronized (this.readinessLock) {
 			if (!this.ready && this.groupCount > 0) {
 				logger.info("postlog is not streaming yet: readiness stays {}", ReadinessState.REFUSING_TRAFFIC);
+				publishReadiness(ReadinessState.REFUSING_TRAFFIC);
+			}
+			else if (this.ready && !this.accepting) {
 				publishReadiness(ReadinessState.REFUSING_TRAFFIC);
 			}
 		}
@@ -353,6 +498,28 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		if (publisher != null) {
 			publisher.publishEvent(event);
 		}
+	}
+
+	/**
+	 * What the application's readiness follows ({@code postlog.health.readiness}).
+	 */
+	public enum Readiness {
+
+		/**
+		 * Refusing traffic until every group first streams (or waits in standby), then
+		 * accepting it for good: the default, so that a listener's bug does not take the
+		 * application out of service.
+		 */
+		STARTED,
+
+		/**
+		 * As {@link #STARTED}, and afterwards refusing traffic while a group is not
+		 * delivering ({@code RETRYING}, {@code FAILED}) or one of its listeners is
+		 * stopped by its error handler: for applications that serve what their listeners
+		 * build.
+		 */
+		DELIVERING
+
 	}
 
 	/**

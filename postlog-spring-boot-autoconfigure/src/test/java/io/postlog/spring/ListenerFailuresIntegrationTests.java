@@ -18,6 +18,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.postlog.Change;
 import io.postlog.Row;
 import io.postlog.consumer.ConsumerState;
+import io.postlog.consumer.SubscriptionState;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.BeforeEach;
@@ -69,8 +70,11 @@ class ListenerFailuresIntegrationTests {
 		try (ConfigurableApplicationContext context = run(database, "postlog.slot.name=stop_slot",
 				"postlog.publication.name=stop_pub")) {
 			database.execute("INSERT INTO payments VALUES (1, '" + PLANTED + "')");
-			PostlogConsumerGroup group = context.getBean(PostlogListenerRegistry.class).group("");
-			await().atMost(TIMEOUT).until(() -> group.state() == ConsumerState.FAILED);
+			PostlogListenerRegistry registry = context.getBean(PostlogListenerRegistry.class);
+			PostlogConsumerGroup group = registry.group("");
+			await().atMost(TIMEOUT)
+				.until(() -> registry.listener("Payments.onPayment").state() == SubscriptionState.STOPPED);
+			assertThat(group.state()).isEqualTo(ConsumerState.RUNNING);
 
 			List<String> attempts = lines(output, "Subscription 'Payments.onPayment' failed on change 0 of transaction")
 				.stream()
@@ -82,8 +86,10 @@ class ListenerFailuresIntegrationTests {
 			assertThat(attempts.get(2)).contains("attempt 3 of 3; its retries ran out");
 			assertThat(output).contains("java.lang.IllegalStateException: card declined for " + PLANTED,
 					"\tat io.postlog.spring.ListenerFailuresIntegrationTests$Payments.onPayment(");
-			assertThat(output).contains("Consumer of slot stop_slot failed; the acknowledged position stays at ");
-			assertThat(output).contains("Consumer of slot stop_slot failed; the acknowledged position stays at ");
+			assertThat(output).contains(
+					"Subscription 'Payments.onPayment' stopped: Subscription 'Payments.onPayment' "
+							+ "failed on change 0 of transaction",
+					"; the others go on, and the slot is confirmed no further than ");
 			assertNoPostlogLineShows(output, PLANTED);
 
 			assertThat(get(context, "/actuator/postlog").body()).doesNotContain(PLANTED);
@@ -102,8 +108,7 @@ class ListenerFailuresIntegrationTests {
 			HttpResponse<String> health = get(context, "/actuator/health/postlog/default");
 			assertThat(health.statusCode()).isEqualTo(503);
 			assertThat(health.body())
-				.contains("\"state\":\"FAILED\"",
-						"\"lastError\":\"Subscription 'Payments.onPayment' failed on change 0")
+				.contains("\"state\":\"RUNNING\"", "listener 'Payments.onPayment' was stopped by its error handler")
 				.doesNotContain(PLANTED);
 			assertThat(Payments.events).singleElement().satisfies((event) -> {
 				assertThat(event.outcome()).isEqualTo(PostlogListenerFailedEvent.Outcome.STOPPED);

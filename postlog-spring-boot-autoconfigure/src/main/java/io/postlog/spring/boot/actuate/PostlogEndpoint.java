@@ -17,6 +17,7 @@ import io.postlog.consumer.Backfill;
 import io.postlog.consumer.BackfillQueueFullException;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.SnapshotProgress;
+import io.postlog.consumer.SubscriptionControl;
 import io.postlog.spring.FailureText;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
@@ -43,7 +44,9 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * groups. Reads the server on each call. {@code POST /actuator/postlog/backfill} with
  * {@code {"tables":"schema.table,..."}} (and optionally {@code "group"}) starts a
  * backfill and returns its id, or answers 429 when the group holds
- * {@code postlog.snapshot.max-queued-backfills} unfinished backfills already.
+ * {@code postlog.snapshot.max-queued-backfills} unfinished backfills already; {@code POST
+ * /actuator/postlog/listeners/{id}} with {@code {"action":"stop"}} (or {@code start},
+ * {@code pause}, {@code resume}) controls one listener.
  * <p>
  * Read-only by default: its write operations are not mapped unless
  * {@code management.endpoint.postlog.access=unrestricted}. A failure that is not
@@ -205,6 +208,39 @@ public class PostlogEndpoint {
 	 * ({@link BackfillRefused}, 429) when the group holds as many unfinished backfills as
 	 * it may
 	 */
+	/**
+	 * Starts, stops, pauses or resumes one listener ({@code POST
+	 * /actuator/postlog/listeners/{id}} with {@code {"action":"stop"}}); a stop or pause
+	 * takes effect after the transaction in delivery, a start once nothing is in flight
+	 * in the listener's group.
+	 * @param operation {@code listeners}
+	 * @param id the listener's id
+	 * @param action {@code start}, {@code stop}, {@code pause} or {@code resume}
+	 * @return the listener's state when the request was taken
+	 */
+	@WriteOperation
+	public ListenerRequested listener(@Selector String operation, @Selector String id, String action) {
+		if (!"listeners".equals(operation)) {
+			throw new InvalidEndpointRequestException("Unknown operation '" + operation + "'",
+					"Unknown operation; POST to /actuator/postlog/listeners/{id}");
+		}
+		try {
+			switch (action) {
+				case "start" -> this.registry.start(id);
+				case "stop" -> this.registry.stop(id);
+				case "pause" -> this.registry.pause(id);
+				case "resume" -> this.registry.resume(id);
+				default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "'",
+						"Unknown action; use start, stop, pause or resume");
+			}
+		}
+		catch (IllegalArgumentException | IllegalStateException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
+		SubscriptionControl control = this.registry.listener(id);
+		return new ListenerRequested(id, action, (control != null) ? control.state().name() : "UNKNOWN");
+	}
+
 	@WriteOperation
 	public WebEndpointResponse<OperationResponseBody> backfill(@Selector String operation, String tables,
 			@Nullable String group) {
@@ -409,6 +445,17 @@ public class PostlogEndpoint {
 	 */
 	public record BackfillDescriptor(String id, String state, List<String> tables, long rowsDone, long rowsEstimated,
 			List<TableProgressDescriptor> progress, @Nullable String failure) {
+	}
+
+	/**
+	 * A listener request taken.
+	 *
+	 * @param id the listener's id
+	 * @param action what was asked
+	 * @param state the listener's state when it was asked (a request takes effect at the
+	 * next transaction, or once nothing is in flight)
+	 */
+	public record ListenerRequested(String id, String action, String state) implements OperationResponseBody {
 	}
 
 	/**

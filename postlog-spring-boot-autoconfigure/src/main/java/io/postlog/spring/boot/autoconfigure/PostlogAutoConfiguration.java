@@ -94,11 +94,13 @@ public final class PostlogAutoConfiguration {
 		// own: a long COPY must not hold the application's pool.
 		SnapshotConnections snapshotConnections = SnapshotConnections.of(connectionDetails.getJdbcUrl(),
 				connectionDetails.getUsername(), connectionDetails.getPassword());
-		return new PostlogListenerRegistry(
+		PostlogListenerRegistry registry = new PostlogListenerRegistry(
 				new PostlogConsumerSetup(properties, dataSource, connectionFactory, snapshotConnections,
 						heartbeats.getIfAvailable(), transactionManagers),
 				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
 				defaultErrorHandler(properties, deadLetter));
+		registry.setReadiness(properties.getHealth().getReadiness());
+		return registry;
 	}
 
 	@Bean

@@ -99,6 +99,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.statusInterval(this.properties.getStatusInterval())
 			.connectTimeout(this.properties.getConnectTimeout())
 			.maxUnacknowledged(this.properties.getDelivery().getMaxUnacknowledged())
+			.unacknowledgedWarning(this.properties.getDelivery().getUnacknowledgedWarning())
 			.readAhead(1024, this.properties.getDelivery().getReadAhead().toBytes())
 			.maxTransactionChanges(this.properties.getMaxTransactionChanges())
 			.failover(this.properties.getSlot().isFailover())

@@ -10,6 +10,7 @@ import java.util.Map;
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.spring.PostlogListenerRegistry;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -354,6 +355,20 @@ public class PostlogProperties {
 		 * change passes alone).
 		 */
 		private DataSize readAhead = DataSize.ofMegabytes(32);
+
+		/**
+		 * How long an Acknowledgment may stay outstanding before a WARN names the
+		 * listener and the change it is for; the endpoint and health show it meanwhile.
+		 */
+		private Duration unacknowledgedWarning = Duration.ofSeconds(60);
+
+		public Duration getUnacknowledgedWarning() {
+			return this.unacknowledgedWarning;
+		}
+
+		public void setUnacknowledgedWarning(Duration unacknowledgedWarning) {
+			this.unacknowledgedWarning = unacknowledgedWarning;
+		}
 
 		public int getMaxUnacknowledged() {
 			return this.maxUnacknowledged;
@@ -863,6 +878,22 @@ public class PostlogProperties {
 		 * reports DOWN, so that it warns before the server invalidates the slot.
 		 */
 		private double maxRetainedRatio = 0.5;
+
+		/**
+		 * What the application's readiness follows: 'started' refuses traffic until every
+		 * group first streams, then accepts it; 'delivering' also refuses it while a
+		 * group is not delivering or a listener is stopped by its error handler. Liveness
+		 * never depends on postlog.
+		 */
+		private PostlogListenerRegistry.Readiness readiness = PostlogListenerRegistry.Readiness.STARTED;
+
+		public PostlogListenerRegistry.Readiness getReadiness() {
+			return this.readiness;
+		}
+
+		public void setReadiness(PostlogListenerRegistry.Readiness readiness) {
+			this.readiness = readiness;
+		}
 
 		public @Nullable DataSize getMaxLag() {
 			return this.maxLag;

@@ -1,7 +1,9 @@
 package io.postlog.spring.boot.health;
 
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -14,11 +16,13 @@ import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.snapshot.TableProgress;
 import io.postlog.spring.FailureText;
 import io.postlog.spring.PostlogConsumerGroup;
+import io.postlog.spring.PostlogConsumerGroup.ListenerInfo;
 import io.postlog.spring.PostlogSlotMonitor;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.util.unit.DataSize;
 
 /**
@@ -53,6 +57,9 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 
 	private final @Nullable HeartbeatTracker heartbeats;
 
+	/** The group's listeners, when the indicator watches a group. */
+	private Supplier<List<ListenerInfo>> listeners = List::of;
+
 	/**
 	 * Creates an indicator of a running group with only a lag limit.
 	 * @param group the group
@@ -75,6 +82,7 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 			double maxRetainedRatio, @Nullable HeartbeatTracker heartbeats) {
 		this(group::state, group::lastCommitTime, group::lastFailure, group::snapshot, group.monitor()::status, maxLag,
 				maxRetained, maxRetainedRatio, heartbeats);
+		this.listeners = group::listeners;
 	}
 
 	/**
@@ -173,10 +181,18 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 		}
 		HealthRules.Verdict verdict = HealthRules.evaluate(new HealthRules.Input(state, status.slotName(), slot,
 				status.currentLsn(), settings, heartbeat, status.snapshotSlot()), this.limits);
-		if (!verdict.reasons().isEmpty()) {
-			builder.withDetail("reasons", verdict.reasons());
+		List<ListenerInfo> listeners = this.listeners.get();
+		Map<String, Object> listenerDetails = ListenerHealth.details(listeners);
+		if (!listenerDetails.isEmpty()) {
+			builder.withDetail("listeners", listenerDetails);
 		}
-		builder.status(verdict.status());
+		List<String> stopped = ListenerHealth.reasons(listeners);
+		List<String> reasons = new ArrayList<>(verdict.reasons());
+		reasons.addAll(stopped);
+		if (!reasons.isEmpty()) {
+			builder.withDetail("reasons", reasons);
+		}
+		builder.status(stopped.isEmpty() ? verdict.status() : Status.DOWN);
 	}
 
 	/**

@@ -297,12 +297,7 @@ final class ListenerRunner {
 	}
 
 	private void notifyRetrying(int attempt, Duration backOff, Throwable failure) {
-		try {
-			this.listener.retrying(attempt, backOff, failure);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Consumer listener failed: {}", ex.getClass().getName());
-		}
+		this.listener.retrying(attempt, backOff, failure);
 	}
 
 	/**

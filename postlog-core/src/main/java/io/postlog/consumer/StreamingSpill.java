@@ -81,12 +81,7 @@ final class StreamingSpill {
 			this.reportedBytes = bytes;
 			this.reportedTotal = total;
 		}
-		try {
-			this.listener.spilled(bytes, total);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Consumer listener failed: {}", ex.getClass().getName());
-		}
+		this.listener.spilled(bytes, total);
 	}
 
 }

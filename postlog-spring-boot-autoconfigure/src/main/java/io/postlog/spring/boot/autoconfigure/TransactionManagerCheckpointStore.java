@@ -12,6 +12,8 @@ import io.postlog.consumer.CheckpointStoreException;
 import io.postlog.consumer.CheckpointTable;
 import org.jspecify.annotations.Nullable;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.CannotCreateTransactionException;
@@ -35,6 +37,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * only, except {@link #initialize()}, which runs at start-up.
  */
 final class TransactionManagerCheckpointStore implements CheckpointStore {
+
+	private static final Logger logger = LoggerFactory.getLogger(TransactionManagerCheckpointStore.class);
 
 	private final PlatformTransactionManager transactionManager;
 
@@ -143,7 +147,9 @@ final class TransactionManagerCheckpointStore implements CheckpointStore {
 			this.transactionManager.rollback(current);
 		}
 		catch (RuntimeException ex) {
-			// The connection is likely gone with its transaction.
+			// The connection is likely gone with its transaction: nothing of it commits.
+			logger.debug("Rolling back the sink transaction of slot {} failed ({})", this.table.slotName(),
+					ex.getClass().getName());
 		}
 	}
 

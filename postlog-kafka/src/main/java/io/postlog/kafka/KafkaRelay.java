@@ -94,8 +94,9 @@ public final class KafkaRelay {
 			properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
 			return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
 		}, this.offsets, progress, keys::clear);
-		ChangeRecords changes = new ChangeRecords(new TopicNames(builder.topic), keys);
-		OutboxRecords outbox = new OutboxRecords(builder.outboxTopic, builder.slotName);
+		Set<String> ownTopics = Set.of(builder.offsetsTopic);
+		ChangeRecords changes = new ChangeRecords(new TopicNames(builder.topic, ownTopics), keys);
+		OutboxRecords outbox = new OutboxRecords(builder.outboxTopic, builder.slotName, ownTopics);
 		Set<TableId> relayed = Set.copyOf(builder.tables);
 		TableId outboxTable = builder.outboxTable;
 		List<TableId> published = new ArrayList<>(builder.tables);
@@ -497,7 +498,7 @@ public final class KafkaRelay {
 			}
 			PgIdentifiers.requireSlotName(this.slotName);
 			Set<TableId> distinct = new LinkedHashSet<>(this.tables);
-			TopicNames topics = new TopicNames(this.topic);
+			TopicNames topics = new TopicNames(this.topic, Set.of(this.offsetsTopic));
 			for (TableId table : distinct) {
 				topics.topic(table);
 			}

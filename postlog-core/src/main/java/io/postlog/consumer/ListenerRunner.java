@@ -239,7 +239,7 @@ final class ListenerRunner {
 		}
 		catch (Exception ex) {
 			HandlerFailedException stop = new HandlerFailedException(
-					exhausted.getMessage() + "; its error handler " + "failed with " + ex.getClass().getName(),
+					exhausted.getMessage() + "; its error handler failed with " + DeliveryContract.describe(ex),
 					exhausted.subscriptionId(), exhausted.lsn(), exhausted.attempts(), exhausted.change(),
 					exhausted.transaction(), exhausted.logicalMessage(), exhausted.getCause());
 			stop.addSuppressed(ex);

@@ -588,10 +588,12 @@ final class DeliveryContract implements Runnable {
 			// A server's error can quote row values (a DETAIL on a connection of the
 			// application's pool): its SQLState is logged, not its text.
 			SQLException server = PgErrors.serverError(cause);
+			String described = describe(cause);
+			if (server != null && !described.contains("SQLState " + server.getSQLState())) {
+				described += " (" + PgErrors.describe(server) + ")";
+			}
 			logger.error("Consumer of slot {} failed; the acknowledged position stays at {}: {}",
-					this.config.slotName(), this.window.acked(),
-					describe(cause) + ((server != null) ? " (" + PgErrors.describe(server) + ")" : ""),
-					(server != null) ? null : cause);
+					this.config.slotName(), this.window.acked(), described, (server != null) ? null : cause);
 		}
 		this.states.failed(cause);
 	}

@@ -163,6 +163,24 @@ public final class PgErrors {
 		return "SQLState " + ex.getSQLState() + ", " + ex.getClass().getSimpleName();
 	}
 
+	/**
+	 * Returns the first {@link SQLException} in a failure's cause chain, whose message is
+	 * the server's text: logged or shown, it can quote row values.
+	 * @param failure the failure
+	 * @return the server's error, or {@code null} if the chain holds none
+	 */
+	public static @Nullable SQLException serverError(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SQLException sql) {
+				return sql;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return null;
+	}
+
 	private static boolean hasCause(Throwable ex, Class<? extends Throwable> type) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			if (type.isInstance(cause)) {

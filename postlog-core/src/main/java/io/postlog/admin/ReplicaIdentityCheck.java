@@ -19,6 +19,9 @@ import io.postlog.TableId;
  * usable replica identity: {@code REPLICA IDENTITY FULL}, {@code DEFAULT} with a primary
  * key, or {@code USING INDEX} with that index present. The server refuses {@code UPDATE}
  * and {@code DELETE} on such a table while a publication that publishes them includes it.
+ * A table postlog would publish itself (a publication it creates, or a table {@code sync}
+ * adds) is refused; one an existing publication holds already is a warning naming it, and
+ * streams: postlog changes nothing there.
  */
 final class ReplicaIdentityCheck {
 
@@ -48,32 +51,50 @@ final class ReplicaIdentityCheck {
 
 	Optional<StartupFinding> run(StartupCheckRequest request, boolean publicationExists) {
 		try {
-			List<TableId> unusable;
 			if (!publicationExists) {
-				unusable = request.tables().isEmpty() ? query(ALL_TABLES, List.of()) : among(request.tables());
+				return refused(request,
+						request.tables().isEmpty() ? query(ALL_TABLES, List.of()) : among(request.tables()));
 			}
-			else if (!publishesUpdatesOrDeletes(request.publicationName())) {
+			if (!publishesUpdatesOrDeletes(request.publicationName())) {
 				return Optional.empty();
 			}
-			else {
-				Set<TableId> tables = new LinkedHashSet<>(this.admin.publicationTables(request.publicationName()));
-				if (request.publicationMode() == PublicationMode.SYNC) {
-					tables.addAll(request.tables());
+			// What the publication holds already, postlog does not change: PostgreSQL
+			// refuses UPDATE and DELETE on those tables itself, and their inserts stream.
+			// Only a table postlog would add is postlog's to refuse.
+			Set<TableId> published = new LinkedHashSet<>(this.admin.publicationTables(request.publicationName()));
+			if (request.publicationMode() == PublicationMode.SYNC) {
+				List<TableId> added = request.tables().stream().filter((table) -> !published.contains(table)).toList();
+				Optional<StartupFinding> refused = refused(request, among(added));
+				if (refused.isPresent()) {
+					return refused;
 				}
-				unusable = among(List.copyOf(tables));
 			}
-			if (unusable.isEmpty()) {
+			List<TableId> keyless = among(List.copyOf(published));
+			if (keyless.isEmpty()) {
 				return Optional.empty();
 			}
-			return Optional.of(StartupFinding.failure(StartupFinding.Check.REPLICA_IDENTITY,
-					new ReplicaIdentityException(request.publicationName(), unusable),
-					"Give each table a primary key, or run ALTER TABLE <table> REPLICA IDENTITY FULL (old rows are "
-							+ "then logged whole); for insert-only tables, publish only inserts (CREATE PUBLICATION "
-							+ "... WITH (publish = 'insert, truncate')) and use postlog.publication.mode=existing"));
+			return Optional.of(StartupFinding.warning(StartupFinding.Check.REPLICA_IDENTITY,
+					"Publication '" + request.publicationName() + "' publishes updates or deletes of tables without "
+							+ "a usable replica identity: " + keyless + ". PostgreSQL refuses UPDATE and DELETE on "
+							+ "them while they are published; postlog streams their inserts and truncates",
+					"If they are insert-only, nothing needs doing; otherwise give each a primary key, or run "
+							+ "ALTER TABLE <table> REPLICA IDENTITY FULL (old rows are then logged whole), or publish "
+							+ "only inserts (ALTER PUBLICATION ... SET (publish = 'insert, truncate'))"));
 		}
 		catch (SQLException ex) {
 			throw new PostlogException("Could not read the replica identity of the published tables", ex);
 		}
+	}
+
+	private static Optional<StartupFinding> refused(StartupCheckRequest request, List<TableId> unusable) {
+		if (unusable.isEmpty()) {
+			return Optional.empty();
+		}
+		return Optional.of(StartupFinding.failure(StartupFinding.Check.REPLICA_IDENTITY,
+				new ReplicaIdentityException(request.publicationName(), unusable),
+				"Give each table a primary key, or run ALTER TABLE <table> REPLICA IDENTITY FULL (old rows are "
+						+ "then logged whole); for insert-only tables, publish only inserts (CREATE PUBLICATION "
+						+ "... WITH (publish = 'insert, truncate')) and use postlog.publication.mode=existing"));
 	}
 
 	private boolean publishesUpdatesOrDeletes(String publicationName) throws SQLException {

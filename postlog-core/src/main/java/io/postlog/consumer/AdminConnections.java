@@ -9,6 +9,7 @@ import javax.sql.DataSource;
 
 import io.postlog.PostlogException;
 import org.jspecify.annotations.Nullable;
+import org.postgresql.PGProperty;
 
 /**
  * Ordinary (non-replication) connections for set-up, slot checks and catalog look-ups. A
@@ -44,6 +45,8 @@ final class AdminConnections {
 		if (password != null) {
 			properties.setProperty("password", password);
 		}
+		// The server's DETAIL can quote row values; postlog's text never carries them.
+		PGProperty.LOG_SERVER_ERROR_DETAIL.set(properties, false);
 		return new AdminConnections(() -> DriverManager.getConnection(jdbcUrl, properties), true);
 	}
 

@@ -176,7 +176,8 @@ final class BackfillRunner implements Runnable {
 			}
 		}
 		catch (InterruptedException ex) {
-			// Only the consumer's stop interrupts this thread.
+			// Only the consumer's stop interrupts this thread: it ends here as asked.
+			logger.debug("Backfill runner of slot {} interrupted by the consumer's stop", this.config.slotName());
 		}
 		finally {
 			closeConnection();

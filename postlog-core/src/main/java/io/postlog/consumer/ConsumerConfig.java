@@ -46,7 +46,7 @@ import org.jspecify.annotations.Nullable;
  * @param readAheadBytes the most payload bytes read ahead of delivery (one event may
  * exceed it alone)
  * @param stopTimeout how long {@link ReplicationConsumer#stop()} lets delivery finish
- * @param listener the observer
+ * @param listener the observer, guarded ({@link GuardedConsumerListener})
  * @param valueDecoders the value decoders
  * @param subscriptions the handlers, in delivery order
  * @param streams opens the streams
@@ -123,6 +123,8 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		require(readAheadEvents > 0, "readAhead events (at least 1)");
 		require(readAheadBytes > 0, "readAhead bytes (at least 1)");
 		Objects.requireNonNull(listener, "listener");
+		// The one guard of observer failures: the consumer calls it without a try.
+		listener = GuardedConsumerListener.of(listener);
 		require(valueDecoders != null, "valueDecoders");
 		Objects.requireNonNull(streams, "streams");
 		require(checkpointStore != null, "checkpointStore");

@@ -13,8 +13,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Observes a consumer, for metrics and logs. Called on the consumer's threads; methods
- * must be quick and must not throw, except {@link #snapshotStarted}. Every method does
- * nothing by default.
+ * must be quick and must not throw, except {@link #snapshotStarted}: the consumer calls
+ * its listener through a {@link GuardedConsumerListener}, which logs (by class) and
+ * counts an exception and goes on. Every method does nothing by default.
  */
 public interface ConsumerListener {
 

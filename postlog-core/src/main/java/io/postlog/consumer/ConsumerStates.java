@@ -132,12 +132,7 @@ final class ConsumerStates {
 		}
 		while (!this.current.compareAndSet(previous, state));
 		logger.debug("Consumer of slot {} moved from {} to {}", this.slotName, previous, state);
-		try {
-			this.listener.stateChanged(previous, state, cause);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Consumer listener failed on a state change: {}", ex.getClass().getName());
-		}
+		this.listener.stateChanged(previous, state, cause);
 	}
 
 }

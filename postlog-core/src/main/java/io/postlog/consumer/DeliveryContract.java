@@ -618,12 +618,7 @@ final class DeliveryContract implements Runnable {
 		logger.warn("Consumer of slot {} reconnecting in {} ms (attempt {}), acknowledged position {}: {}",
 				this.config.slotName(), backOff.toMillis(), attempt, this.window.acked(), describe(cause));
 		this.states.reconnecting(cause);
-		try {
-			this.config.listener().retrying(attempt, backOff, cause);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Consumer listener failed: {}", ex.getClass().getName());
-		}
+		this.config.listener().retrying(attempt, backOff, cause);
 		pause(backOff);
 	}
 
@@ -637,8 +632,15 @@ final class DeliveryContract implements Runnable {
 					this.config.slotName(), this.window.acked(), describe(cause));
 		}
 		else {
+			// A server's error can quote row values (a DETAIL on a connection of the
+			// application's pool): its SQLState is logged, not its text.
+			SQLException server = PgErrors.serverError(cause);
+			String described = describe(cause);
+			if (server != null && !described.contains("SQLState " + server.getSQLState())) {
+				described += " (" + PgErrors.describe(server) + ")";
+			}
 			logger.error("Consumer of slot {} failed; the acknowledged position stays at {}: {}",
-					this.config.slotName(), this.window.acked(), describe(cause), cause);
+					this.config.slotName(), this.window.acked(), described, (server != null) ? null : cause);
 		}
 		this.states.failed(cause);
 	}
@@ -717,12 +719,7 @@ final class DeliveryContract implements Runnable {
 					+ "between {} and {} were not delivered and cannot be; use a permanent slot (slot lifecycle "
 					+ "create-if-missing) to keep them across reconnects", this.config.slotName(), created, acked,
 					created);
-			try {
-				this.config.listener().slotAdvanced(acked, created);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Consumer listener failed: {}", ex.getClass().getName());
-			}
+			this.config.listener().slotAdvanced(acked, created);
 		}
 		this.window.baseline(created);
 	}

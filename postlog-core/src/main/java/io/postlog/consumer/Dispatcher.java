@@ -14,6 +14,8 @@ import io.postlog.Lsn;
 import io.postlog.TableId;
 import io.postlog.Transaction;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Delivers events, on the delivery thread, to every subscription in configuration order:
@@ -27,6 +29,8 @@ import org.jspecify.annotations.Nullable;
  * between transactions ({@link #snapshot}). Not thread-safe: the delivery thread only.
  */
 final class Dispatcher {
+
+	private static final Logger logger = LoggerFactory.getLogger(Dispatcher.class);
 
 	private final ConsumerConfig config;
 
@@ -380,7 +384,10 @@ final class Dispatcher {
 			this.store.rollback();
 		}
 		catch (RuntimeException ex) {
-			// The sink's connection is likely gone with its transaction.
+			// The sink's connection is likely gone with its transaction, which is then
+			// rolled back by the server: nothing of it is committed either way.
+			logger.debug("Rolling back the sink transaction of slot {} failed: {}", this.config.slotName(),
+					DeliveryContract.describe(ex));
 		}
 		List<AckWindow.Entry> forgotten = new ArrayList<>(this.sinkEntries);
 		if (this.entry != null) {
@@ -418,7 +425,12 @@ final class Dispatcher {
 					commitSink();
 				}
 				catch (RuntimeException ex) {
-					// Rolled back by commitSink.
+					// Rolled back by commitSink: delivered again after the checkpoint the
+					// next session reads.
+					logger.warn(
+							"Committing the sink transaction of slot {} at the end of its session failed; it "
+									+ "is delivered again from checkpoint {}: {}",
+							this.config.slotName(), this.checkpoint, DeliveryContract.describe(ex));
 				}
 			}
 		}
@@ -478,21 +490,11 @@ final class Dispatcher {
 	}
 
 	private void notifyChange(Change change, long nanos) {
-		try {
-			this.config.listener().changeDelivered(change, Duration.ofNanos(nanos));
-		}
-		catch (RuntimeException ex) {
-			// Observers must not throw; one that does is not allowed to stop delivery.
-		}
+		this.config.listener().changeDelivered(change, Duration.ofNanos(nanos));
 	}
 
 	private void notifyTransaction(Transaction transaction, Duration handlerTime) {
-		try {
-			this.config.listener().transactionDelivered(transaction, handlerTime);
-		}
-		catch (RuntimeException ex) {
-			// Observers must not throw; one that does is not allowed to stop delivery.
-		}
+		this.config.listener().transactionDelivered(transaction, handlerTime);
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.postlog.consumer;
 
 import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
@@ -9,6 +10,8 @@ import io.postlog.TableId;
 import io.postlog.heartbeat.Heartbeat;
 import io.postlog.heartbeat.HeartbeatMonitor;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Recognises heartbeats coming back through the stream and keeps them from every
@@ -20,11 +23,15 @@ import org.jspecify.annotations.Nullable;
  */
 final class Heartbeats {
 
+	private static final Logger logger = LoggerFactory.getLogger(Heartbeats.class);
+
 	static final Heartbeats NONE = new Heartbeats(null, null);
 
 	private final @Nullable HeartbeatMonitor monitor;
 
 	private final @Nullable TableId table;
+
+	private final AtomicBoolean monitorWarned = new AtomicBoolean();
 
 	/**
 	 * Creates a recogniser.
@@ -83,16 +90,28 @@ final class Heartbeats {
 			}
 			catch (RuntimeException ex) {
 				// Monitors must not throw; one that does is not allowed to stop delivery.
+				monitorFailed(monitor, ex);
 			}
 		}
 	}
 
-	private static void received(HeartbeatMonitor monitor, Heartbeat beat) {
+	private void received(HeartbeatMonitor monitor, Heartbeat beat) {
 		try {
 			monitor.received(beat, Instant.now());
 		}
 		catch (RuntimeException ex) {
 			// Monitors must not throw; one that does is not allowed to stop delivery.
+			monitorFailed(monitor, ex);
+		}
+	}
+
+	private void monitorFailed(HeartbeatMonitor monitor, RuntimeException ex) {
+		if (this.monitorWarned.compareAndSet(false, true)) {
+			logger.warn("Heartbeat monitor {} failed with {}; delivery goes on (further failures are logged at DEBUG)",
+					monitor.getClass().getName(), ex.getClass().getName());
+		}
+		else {
+			logger.debug("Heartbeat monitor {} failed with {}", monitor.getClass().getName(), ex.getClass().getName());
 		}
 	}
 

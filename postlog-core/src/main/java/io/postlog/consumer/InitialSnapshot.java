@@ -201,6 +201,7 @@ final class InitialSnapshot {
 		PGProperty.CONNECT_TIMEOUT.set(properties, seconds);
 		PGProperty.LOGIN_TIMEOUT.set(properties, seconds);
 		PGProperty.TCP_KEEP_ALIVE.set(properties, true);
+		PGProperty.LOG_SERVER_ERROR_DETAIL.set(properties, false);
 		try {
 			return this.settings.replication().connect(properties);
 		}
@@ -307,12 +308,7 @@ final class InitialSnapshot {
 	}
 
 	private void notifyCompleted(SnapshotProgress progress) {
-		try {
-			this.config.listener().snapshotCompleted(progress);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Consumer listener failed: {}", ex.getClass().getName());
-		}
+		this.config.listener().snapshotCompleted(progress);
 	}
 
 	/**

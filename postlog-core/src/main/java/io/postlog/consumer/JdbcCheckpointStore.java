@@ -10,7 +10,10 @@ import javax.sql.DataSource;
 
 import io.postlog.Lsn;
 import io.postlog.PostlogException;
+import io.postlog.admin.PgErrors;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * An effect-once {@link CheckpointStore} over plain JDBC: each sink transaction is one
@@ -42,6 +45,8 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  */
 public final class JdbcCheckpointStore implements CheckpointStore {
+
+	private static final Logger logger = LoggerFactory.getLogger(JdbcCheckpointStore.class);
 
 	private final DataSource dataSource;
 
@@ -202,8 +207,8 @@ public final class JdbcCheckpointStore implements CheckpointStore {
 		}
 		catch (SQLException ex) {
 			// The connection is likely gone with its transaction; closing it is all that
-			// is
-			// left to do.
+			// is left to do.
+			logger.debug("Rolling back the sink transaction on {} failed ({})", this.table, PgErrors.describe(ex));
 		}
 		close(current);
 	}
@@ -215,6 +220,7 @@ public final class JdbcCheckpointStore implements CheckpointStore {
 			}
 			catch (SQLException ex) {
 				// Nothing more to release.
+				logger.debug("Closing a sink connection failed ({})", PgErrors.describe(ex));
 			}
 		}
 	}

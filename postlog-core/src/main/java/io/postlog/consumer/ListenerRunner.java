@@ -254,7 +254,7 @@ final class ListenerRunner {
 		}
 		catch (Exception ex) {
 			stop = new HandlerFailedException(
-					exhausted.getMessage() + "; its error handler " + "failed with " + ex.getClass().getName(),
+					exhausted.getMessage() + "; its error handler failed with " + DeliveryContract.describe(ex),
 					exhausted.subscriptionId(), exhausted.lsn(), exhausted.attempts(), exhausted.change(),
 					exhausted.transaction(), exhausted.logicalMessage(), exhausted.getCause());
 			stop.addSuppressed(ex);
@@ -317,12 +317,7 @@ final class ListenerRunner {
 	}
 
 	private void notifyRetrying(int attempt, Duration backOff, Throwable failure) {
-		try {
-			this.listener.retrying(attempt, backOff, failure);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Consumer listener failed: {}", ex.getClass().getName());
-		}
+		this.listener.retrying(attempt, backOff, failure);
 	}
 
 	/**

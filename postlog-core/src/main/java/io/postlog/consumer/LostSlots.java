@@ -145,12 +145,7 @@ final class LostSlots {
 
 	private LostSlotAction act(SlotLostException loss) {
 		LostSlotAction action = this.config.walSafety().lostSlotAction();
-		try {
-			this.config.listener().slotLost(loss, action);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Consumer listener failed: {}", ex.getClass().getName());
-		}
+		this.config.listener().slotLost(loss, action);
 		if (action == LostSlotAction.RECREATE) {
 			logger.error("{}. The lost-slot action is RECREATE (postlog.slot.on-lost=recreate): dropping it and "
 					+ "creating a new slot; the changes in between are skipped", loss.getMessage());

@@ -689,7 +689,10 @@ public final class ReplicationConsumer {
 		}
 
 		/**
-		 * Sets the listener.
+		 * Sets the listener. The consumer calls it through a
+		 * {@link GuardedConsumerListener}: an exception it throws (except from
+		 * {@code snapshotStarted}) is logged by class and counted, and delivery goes on.
+		 * To observe with several, pass {@link GuardedConsumerListener#of(List)}.
 		 * @param listener the listener
 		 * @return this builder
 		 */

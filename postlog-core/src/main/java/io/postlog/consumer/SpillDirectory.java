@@ -192,7 +192,8 @@ final class SpillDirectory implements AutoCloseable {
 			deleteTree(directory);
 		}
 		catch (OverlappingFileLockException ex) {
-			// A live consumer of this process owns it.
+			// A live consumer of this process owns it: it is not left behind.
+			logger.debug("Spill directory {} belongs to a running consumer of this process", directory);
 		}
 		catch (NoSuchFileException ex) {
 			// No lock file: an owner died before creating it, or is creating it now, in

@@ -1,8 +1,6 @@
 package io.postlog.consumer;
 
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A consumer's spill files of streamed transactions across its sessions: the bytes on
@@ -12,8 +10,6 @@ import org.slf4j.LoggerFactory;
  * any thread may read. Thread-safe.
  */
 final class StreamingSpill {
-
-	private static final Logger logger = LoggerFactory.getLogger(StreamingSpill.class);
 
 	private final ConsumerListener listener;
 
@@ -81,12 +77,7 @@ final class StreamingSpill {
 			this.reportedBytes = bytes;
 			this.reportedTotal = total;
 		}
-		try {
-			this.listener.spilled(bytes, total);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Consumer listener failed: {}", ex.getClass().getName());
-		}
+		this.listener.spilled(bytes, total);
 	}
 
 }

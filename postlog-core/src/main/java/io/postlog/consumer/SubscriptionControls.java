@@ -125,12 +125,8 @@ final class SubscriptionControls {
 	 * @param cause the failure behind it, or {@code null}
 	 */
 	void changed(SubscriptionControl control, SubscriptionState previous, @Nullable Throwable cause) {
-		try {
-			this.listener.subscriptionStateChanged(control, previous, cause);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Consumer listener failed on a subscription's move: {}", ex.getClass().getName());
-		}
+		// Guarded once, where the configuration is made (GuardedConsumerListener).
+		this.listener.subscriptionStateChanged(control, previous, cause);
 	}
 
 	/**

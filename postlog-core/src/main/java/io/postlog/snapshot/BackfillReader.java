@@ -12,12 +12,15 @@ import java.util.List;
 
 import io.postlog.Row;
 import io.postlog.TableId;
+import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.types.ValueDecodingException;
 import io.postlog.types.ValueDecoders;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyOut;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reads a table for a backfill while the stream runs: one chunk at a time, in key order
@@ -35,6 +38,8 @@ import org.postgresql.copy.CopyOut;
  * the caller's and used by one thread at a time.
  */
 public final class BackfillReader {
+
+	private static final Logger logger = LoggerFactory.getLogger(BackfillReader.class);
 
 	private static final int VISIBILITY_ATTEMPTS = 300;
 
@@ -422,7 +427,9 @@ public final class BackfillReader {
 			statement.execute("ROLLBACK");
 		}
 		catch (SQLException ex) {
-			// The connection is likely gone; its owner finds out on the next use.
+			// Safe to leave: the connection is likely gone, and its owner finds out on
+			// the next use.
+			logger.debug("Rolling back a backfill read failed ({})", PgErrors.describe(ex));
 		}
 	}
 

@@ -9,6 +9,7 @@ import java.util.Properties;
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
+import org.postgresql.PGProperty;
 
 /**
  * Opens the ordinary (non-replication) connections a {@link SnapshotReader} reads with,
@@ -37,7 +38,8 @@ public interface SnapshotConnections {
 	}
 
 	/**
-	 * Returns connections opened to a JDBC URL through {@link DriverManager}.
+	 * Returns connections opened to a JDBC URL through {@link DriverManager}, with
+	 * {@code logServerErrorDetail=false}: a server's {@code DETAIL} can quote row values.
 	 * @param jdbcUrl the {@code jdbc:postgresql:} URL
 	 * @param user the user, or {@code null} to take it from the URL
 	 * @param password the password, or {@code null}
@@ -53,6 +55,9 @@ public interface SnapshotConnections {
 			if (password != null) {
 				properties.setProperty("password", password);
 			}
+			// The server's DETAIL can quote row values; postlog's text never carries
+			// them.
+			PGProperty.LOG_SERVER_ERROR_DETAIL.set(properties, false);
 			return DriverManager.getConnection(jdbcUrl, properties);
 		};
 	}

@@ -23,6 +23,8 @@ import org.postgresql.replication.LogSequenceNumber;
 import org.postgresql.replication.PGReplicationStream;
 import org.postgresql.replication.ReplicationSlotInfo;
 import org.postgresql.replication.fluent.logical.ChainedLogicalStreamBuilder;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Opens logical streams of any output plugin with pgjdbc's replication API, each on a
@@ -44,6 +46,8 @@ import org.postgresql.replication.fluent.logical.ChainedLogicalStreamBuilder;
  * {@link io.postlog.admin.InsufficientPrivilegeException}.
  */
 public final class PgLogicalStreamFactory implements LogicalStreamFactory {
+
+	private static final Logger logger = LoggerFactory.getLogger(PgLogicalStreamFactory.class);
 
 	private static final Pattern PLUGIN_NAME = Pattern.compile("[a-z0-9_]{1,63}");
 
@@ -135,6 +139,7 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 		PGProperty.TCP_KEEP_ALIVE.set(properties, true);
 		PGProperty.SOCKET_FACTORY.set(properties, ProbingSocketFactory.class.getName());
 		PGProperty.SOCKET_FACTORY_ARG.set(properties, probe.id());
+		PGProperty.LOG_SERVER_ERROR_DETAIL.set(properties, false);
 		return properties;
 	}
 
@@ -206,6 +211,7 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 		}
 		catch (SQLException ex) {
 			// Already failing; the first error is the one to report.
+			logger.debug("Closing a failed replication connection failed ({})", PgErrors.describe(ex));
 		}
 		finally {
 			probe.close();

@@ -19,7 +19,9 @@ import org.postgresql.PGProperty;
  * TCP but never answers cannot block a reconnect, and a socket factory that lets the
  * stream see the server close the connection and notice a silent one. A factory that
  * ignores them still works, but then a closed connection is noticed only when a status
- * update fails to send, and a hung connect is bounded only by the stall watchdog.
+ * update fails to send, and a hung connect is bounded only by the stall watchdog. They
+ * include {@code logServerErrorDetail=false}: a factory that ignores it lets the server's
+ * {@code DETAIL} (which can quote row values) into exception messages.
  */
 @FunctionalInterface
 public interface ReplicationConnectionFactory {
@@ -46,8 +48,9 @@ public interface ReplicationConnectionFactory {
 	 * Returns a factory that opens connections to a JDBC URL through
 	 * {@link DriverManager}, with {@code replication=database},
 	 * {@code assumeMinServerVersion=10} and {@code preferQueryMode=simple} (the
-	 * replication protocol accepts only simple queries), and postlog's properties. Other
-	 * properties in the URL are kept.
+	 * replication protocol accepts only simple queries),
+	 * {@code logServerErrorDetail=false} (a server's {@code DETAIL} can quote row
+	 * values), and postlog's properties. Other properties in the URL are kept.
 	 * @param jdbcUrl the {@code jdbc:postgresql:} URL of the database to stream from
 	 * @param user the user, or {@code null} to take it from the URL
 	 * @param password the password, or {@code null}
@@ -75,6 +78,9 @@ public interface ReplicationConnectionFactory {
 				PGProperty.REPLICATION.set(properties, "database");
 				PGProperty.ASSUME_MIN_SERVER_VERSION.set(properties, "10");
 				PGProperty.PREFER_QUERY_MODE.set(properties, "simple");
+				// The server's DETAIL can quote row values; postlog's text never carries
+				// them.
+				PGProperty.LOG_SERVER_ERROR_DETAIL.set(properties, false);
 				return DriverManager.getConnection(jdbcUrl, properties);
 			}
 

@@ -165,11 +165,23 @@ class StartupChecksIntegrationTests {
 		this.database.execute("CREATE PUBLICATION inserts_only FOR TABLE keyless WITH (publish = 'insert')");
 		assertThat(this.checks.run(StartupCheckRequest.of("identity_slot", "inserts_only"))
 			.of(StartupFinding.Check.REPLICA_IDENTITY)).isEmpty();
+		// A publication that exists holds the keyless table already: postlog changes
+		// nothing there, so it warns, naming it, and streams.
 		this.database.execute("CREATE PUBLICATION everything FOR TABLE keyless, keyed");
 		assertThat(this.checks.run(StartupCheckRequest.of("identity_slot", "everything"))
+			.of(StartupFinding.Check.REPLICA_IDENTITY)).singleElement().satisfies((finding) -> {
+				assertThat(finding.severity()).isEqualTo(StartupFinding.Severity.WARNING);
+				assertThat(finding.message()).contains("[public.keyless]").doesNotContain("keyed");
+			});
+		// A keyless table sync would add is postlog's own doing: refused.
+		this.database.execute("CREATE TABLE appended (id int)");
+		assertThat(this.checks
+			.run(StartupCheckRequest.of("identity_slot", "everything")
+				.withPublicationMode(PublicationMode.SYNC)
+				.withTables(List.of(TableId.parse("keyed"), TableId.parse("appended"))))
 			.of(StartupFinding.Check.REPLICA_IDENTITY)).singleElement()
 			.satisfies((finding) -> assertThat(((ReplicaIdentityException) finding.failure()).tables())
-				.containsExactly(TableId.parse("keyless")));
+				.containsExactly(TableId.parse("appended")));
 		this.database.execute("ALTER TABLE keyless ADD PRIMARY KEY (id)");
 		assertThat(this.checks.run(StartupCheckRequest.of("identity_slot", "everything"))
 			.of(StartupFinding.Check.REPLICA_IDENTITY)).isEmpty();

@@ -27,8 +27,11 @@ import static org.awaitility.Awaitility.await;
 /**
  * Delivery contract 10: a row value never reaches an exception message postlog writes or
  * a log line of postlog's own, whether the handler fails on the row or the row cannot be
- * decoded. A handler's own exception is logged as it is (its stack trace with each failed
- * attempt), so a value it quotes appears only in that exception's own line.
+ * decoded, a sink transaction's commit is refused by a unique key (the server's
+ * {@code DETAIL} quoting the value, on the application's data source), or a backfill
+ * chunk cannot be decoded. A handler's own exception is logged as it is (its stack trace
+ * with each failed attempt), so a value it quotes appears only in that exception's own
+ * line.
  */
 @PostgresTest
 @Tag("matrix")
@@ -121,6 +124,107 @@ class ValueFreeErrorsIntegrationTests {
 			assertThat(messages(cause, Set.of())).noneMatch((message) -> message.contains(SECRET));
 		});
 		assertThat(logs.toString(StandardCharsets.UTF_8)).contains("coded_slot").doesNotContain(SECRET);
+	}
+
+	@Test
+	void sinkCommitRejectedByAUniqueKeyLeavesThePlantedValueOutOfMessagesAndLogs(PostgresDatabase database)
+			throws Exception {
+		// Checked at commit, so the violation is the sink commit's, postlog's own, and
+		// the application's data source (a pool postlog cannot configure) sends the
+		// server's DETAIL: Key (email)=(...) already exists.
+		database.execute("CREATE TABLE signups (id int PRIMARY KEY, email text)",
+				"CREATE TABLE emails (email text UNIQUE DEFERRABLE INITIALLY DEFERRED)",
+				"INSERT INTO emails VALUES ('" + SECRET + "')");
+		JdbcCheckpointStore store = JdbcCheckpointStore.of(JdbcCheckpointStoreIntegrationTests.dataSource(database),
+				"signups_slot");
+		Causes causes = new Causes();
+		ByteArrayOutputStream logs = ReplicationConsumerIntegrationTests.captureStdErr();
+		ReplicationConsumer consumer = builder(database, "signups").listener(causes)
+			.checkpointStore(store)
+			.changeHandler((change) -> {
+				try (java.sql.PreparedStatement insert = store.connection()
+					.prepareStatement("INSERT INTO emails VALUES (?)")) {
+					insert.setString(1, change.after().get("email", String.class));
+					insert.executeUpdate();
+				}
+				catch (java.sql.SQLException ex) {
+					throw new IllegalStateException(ex);
+				}
+			})
+			.build();
+		try {
+			consumer.start();
+			database.execute("INSERT INTO signups VALUES (1, '" + SECRET + "')");
+			await().atMost(Duration.ofSeconds(60))
+				.until(() -> causes.all.stream()
+					.anyMatch((cause) -> chain(cause).stream().anyMatch(CheckpointStoreException.class::isInstance)));
+		}
+		finally {
+			consumer.stop();
+			ReplicationConsumerIntegrationTests.restoreStdErr();
+		}
+		Set<Throwable> serverErrors = Collections.newSetFromMap(new IdentityHashMap<>());
+		for (Throwable cause : causes.all) {
+			chain(cause).stream().filter(java.sql.SQLException.class::isInstance).forEach(serverErrors::add);
+		}
+		// The server's text is in the chain, kept for the application, and quotes the
+		// value; nothing postlog wrote does.
+		assertThat(serverErrors).isNotEmpty().anySatisfy((server) -> assertThat(server.getMessage()).contains(SECRET));
+		assertThat(causes.all).allSatisfy(
+				(cause) -> assertThat(messages(cause, serverErrors)).noneMatch((message) -> message.contains(SECRET)));
+		String log = logs.toString(StandardCharsets.UTF_8);
+		assertThat(log).contains("signups_slot").contains("23505").doesNotContain(SECRET);
+	}
+
+	@Test
+	void backfillChunkThatCannotBeDecodedLeavesThePlantedValueOutOfMessagesAndLogs(PostgresDatabase database)
+			throws Exception {
+		database.execute("CREATE TABLE filled (id int PRIMARY KEY, secret varchar(40))",
+				"INSERT INTO filled SELECT g, 'plain' FROM generate_series(1, 50) g",
+				"INSERT INTO filled VALUES (51, '" + SECRET + "')");
+		ByteArrayOutputStream logs = ReplicationConsumerIntegrationTests.captureStdErr();
+		ReplicationConsumer consumer = builder(database, "filled").backfills(10)
+			.valueDecoders(ValueDecoders.standard().withDecoder(PgType.VARCHAR, quoting()))
+			.changeHandler((change) -> {
+			})
+			.build();
+		Backfill backfill;
+		try {
+			consumer.start();
+			backfill = consumer.backfill(List.of(TableId.parse("filled")));
+			await().atMost(Duration.ofSeconds(60)).until(() -> backfill.state() == Backfill.State.FAILED);
+			assertThat(consumer.state()).isEqualTo(ConsumerState.RUNNING);
+		}
+		finally {
+			consumer.stop();
+			ReplicationConsumerIntegrationTests.restoreStdErr();
+		}
+		assertThat(backfill.failure()).isNotNull();
+		assertThat(messages(backfill.failure(), Set.of())).noneMatch((message) -> message.contains(SECRET));
+		assertThat(logs.toString(StandardCharsets.UTF_8)).contains("filled_slot").doesNotContain(SECRET);
+	}
+
+	/**
+	 * A decoder that fails the way careless ones do: with the input in its message.
+	 */
+	private static ValueDecoder quoting() {
+		return new ValueDecoder() {
+
+			@Override
+			public Object decodeText(byte[] utf8) {
+				String text = new String(utf8, StandardCharsets.UTF_8);
+				if (text.contains(SECRET)) {
+					throw new IllegalArgumentException("cannot decode " + text);
+				}
+				return text;
+			}
+
+			@Override
+			public Object decodeBinary(byte[] value) {
+				return decodeText(value);
+			}
+
+		};
 	}
 
 	private static ReplicationConsumer.Builder builder(PostgresDatabase database, String table) {

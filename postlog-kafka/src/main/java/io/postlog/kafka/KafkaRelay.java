@@ -18,11 +18,17 @@ import io.postlog.Lsn;
 import io.postlog.Operation;
 import io.postlog.TableId;
 import io.postlog.Transaction;
+import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PgIdentifiers;
+import io.postlog.admin.SlotLostException;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
+import io.postlog.consumer.GuardedConsumerListener;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.ReplicationConsumerException;
+import io.postlog.consumer.SnapshotProgress;
+import io.postlog.consumer.SubscriptionControl;
+import io.postlog.consumer.SubscriptionState;
 import io.postlog.consumer.Subscription;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -98,8 +104,9 @@ public final class KafkaRelay {
 			return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
 		}, this.offsets, progress, keys::clear, new CoordinatorDiagnosis(this.adminProperties, builder.initTimeout),
 				builder.initTimeout);
-		ChangeRecords changes = new ChangeRecords(new TopicNames(builder.topic), keys);
-		OutboxRecords outbox = new OutboxRecords(builder.outboxTopic, builder.slotName);
+		Set<String> ownTopics = Set.of(builder.offsetsTopic);
+		ChangeRecords changes = new ChangeRecords(new TopicNames(builder.topic, ownTopics), keys);
+		OutboxRecords outbox = new OutboxRecords(builder.outboxTopic, builder.slotName, ownTopics);
 		Set<TableId> relayed = Set.copyOf(builder.tables);
 		TableId outboxTable = builder.outboxTable;
 		List<TableId> published = new ArrayList<>(builder.tables);
@@ -532,7 +539,7 @@ public final class KafkaRelay {
 						+ "must be positive and at most " + Integer.MAX_VALUE + " ms, not " + this.initTimeout);
 			}
 			Set<TableId> distinct = new LinkedHashSet<>(this.tables);
-			TopicNames topics = new TopicNames(this.topic);
+			TopicNames topics = new TopicNames(this.topic, Set.of(this.offsetsTopic));
 			for (TableId table : distinct) {
 				topics.topic(table);
 			}
@@ -582,20 +589,22 @@ public final class KafkaRelay {
 	}
 
 	/**
-	 * Passes the consumer's events on, and tells the store when the consumer waits in
-	 * standby and when a session ended.
+	 * Passes every one of the consumer's events on to the relay's observers (guarded: one
+	 * that throws is logged and counted, and keeps neither delivery nor the others from
+	 * going on), and tells the store when the consumer waits in standby and when a
+	 * session ended.
 	 */
 	private static final class Listeners implements ConsumerListener {
 
 		private final KafkaCheckpointStore store;
 
-		private final List<ConsumerListener> listeners;
+		private final GuardedConsumerListener observers;
 
 		private volatile @Nullable Throwable lastFailure;
 
 		Listeners(KafkaCheckpointStore store, List<ConsumerListener> listeners) {
 			this.store = store;
-			this.listeners = List.copyOf(listeners);
+			this.observers = GuardedConsumerListener.of(listeners);
 		}
 
 		@Override
@@ -612,45 +621,59 @@ public final class KafkaRelay {
 			if (cause != null) {
 				this.lastFailure = cause;
 			}
-			for (ConsumerListener listener : this.listeners) {
-				listener.stateChanged(previous, current, cause);
-			}
+			this.observers.stateChanged(previous, current, cause);
 		}
 
 		@Override
 		public void changeDelivered(Change change, Duration handlerTime) {
-			for (ConsumerListener listener : this.listeners) {
-				listener.changeDelivered(change, handlerTime);
-			}
+			this.observers.changeDelivered(change, handlerTime);
 		}
 
 		@Override
 		public void transactionDelivered(Transaction transaction, Duration handlerTime) {
-			for (ConsumerListener listener : this.listeners) {
-				listener.transactionDelivered(transaction, handlerTime);
-			}
+			this.observers.transactionDelivered(transaction, handlerTime);
 		}
 
 		@Override
 		public void retrying(int attempt, Duration backOff, Throwable cause) {
 			this.lastFailure = cause;
-			for (ConsumerListener listener : this.listeners) {
-				listener.retrying(attempt, backOff, cause);
-			}
+			this.observers.retrying(attempt, backOff, cause);
 		}
 
 		@Override
 		public void slotAdvanced(Lsn acknowledged, Lsn confirmedFlush) {
-			for (ConsumerListener listener : this.listeners) {
-				listener.slotAdvanced(acknowledged, confirmedFlush);
-			}
+			this.observers.slotAdvanced(acknowledged, confirmedFlush);
+		}
+
+		@Override
+		public void slotLost(SlotLostException loss, LostSlotAction action) {
+			this.observers.slotLost(loss, action);
 		}
 
 		@Override
 		public void acknowledged(Lsn lsn) {
-			for (ConsumerListener listener : this.listeners) {
-				listener.acknowledged(lsn);
-			}
+			this.observers.acknowledged(lsn);
+		}
+
+		@Override
+		public void spilled(long bytes, long totalBytes) {
+			this.observers.spilled(bytes, totalBytes);
+		}
+
+		@Override
+		public void snapshotStarted(Lsn consistentPoint, List<TableId> tables) {
+			this.observers.snapshotStarted(consistentPoint, tables);
+		}
+
+		@Override
+		public void snapshotCompleted(SnapshotProgress progress) {
+			this.observers.snapshotCompleted(progress);
+		}
+
+		@Override
+		public void subscriptionStateChanged(SubscriptionControl control, SubscriptionState previous,
+				@Nullable Throwable cause) {
+			this.observers.subscriptionStateChanged(control, previous, cause);
 		}
 
 	}

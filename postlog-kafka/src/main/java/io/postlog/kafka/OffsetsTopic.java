@@ -188,7 +188,10 @@ final class OffsetsTopic {
 			}
 		}
 		catch (JacksonException | IllegalArgumentException ex) {
-			// Reported below: a record this relay cannot have written.
+			// A record this relay cannot have written.
+			logger.warn("Ignoring the record at offset {} of {} for slot {}: it is not a commit LSN record ({})",
+					record.offset(), record.topic() + "-" + record.partition(), this.slotName, ex.getClass().getName());
+			return null;
 		}
 		logger.warn("Ignoring the record at offset {} of {} for slot {}: it holds no commit LSN", record.offset(),
 				record.topic() + "-" + record.partition(), this.slotName);

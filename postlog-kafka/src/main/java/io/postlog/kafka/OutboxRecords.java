@@ -1,6 +1,7 @@
 package io.postlog.kafka;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
@@ -20,7 +21,9 @@ import tools.jackson.databind.JsonNode;
  * header {@code id}. An event is an inserted row of the outbox table, or a transactional
  * logical message whose content is a JSON object with those fields. A text payload is
  * sent as its UTF-8 bytes, {@code bytea} as is, and any other value (a JSON message
- * payload that is not a string, a non-text column) as JSON. Delivery thread only.
+ * payload that is not a string, a non-text column) as JSON. An event whose topic would be
+ * the relay's own offsets topic is refused with a {@link KafkaRelayException}, as one
+ * without an aggregatetype or with an illegal topic name is. Delivery thread only.
  */
 final class OutboxRecords {
 
@@ -38,9 +41,19 @@ final class OutboxRecords {
 
 	private final String slotName;
 
-	OutboxRecords(String topicPattern, String slotName) {
+	private final Set<String> reserved;
+
+	/**
+	 * Creates the records' maker.
+	 * @param topicPattern the outbox topic pattern
+	 * @param slotName the slot, for the ids of message events
+	 * @param reserved the relay's own topics (its offsets topic): an event naming one is
+	 * refused, not relayed
+	 */
+	OutboxRecords(String topicPattern, String slotName, Set<String> reserved) {
 		this.topicPattern = topicPattern;
 		this.slotName = slotName;
+		this.reserved = Set.copyOf(reserved);
 	}
 
 	ProducerRecord<byte[], byte[]> record(Change change) {
@@ -91,7 +104,9 @@ final class OutboxRecords {
 	}
 
 	private String topic(String aggregateType, String source) {
-		return TopicNames.require(this.topicPattern.replace("{aggregatetype}", aggregateType), source);
+		return TopicNames.requireOwn(
+				TopicNames.require(this.topicPattern.replace("{aggregatetype}", aggregateType), source), this.reserved,
+				source);
 	}
 
 	private static RecordHeaders headers(String id, @Nullable String commitLsn) {

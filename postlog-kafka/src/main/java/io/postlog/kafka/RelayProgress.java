@@ -1,10 +1,13 @@
 package io.postlog.kafka;
 
 import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.postlog.Lsn;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What a relay has committed to Kafka: records and Kafka transactions, the last relayed
@@ -13,6 +16,10 @@ import org.jspecify.annotations.Nullable;
  * commit; read from any thread.
  */
 public final class RelayProgress {
+
+	private static final Logger logger = LoggerFactory.getLogger(RelayProgress.class);
+
+	private final AtomicBoolean listenerWarned = new AtomicBoolean();
 
 	private final AtomicLong records = new AtomicLong();
 
@@ -48,6 +55,14 @@ public final class RelayProgress {
 			catch (RuntimeException ex) {
 				// Observers must not throw; one that does is not allowed to stop
 				// relaying.
+				if (this.listenerWarned.compareAndSet(false, true)) {
+					logger.warn("Relay progress listener {} failed with {}; relaying goes on (further failures are "
+							+ "logged at DEBUG)", current.getClass().getName(), ex.getClass().getName());
+				}
+				else {
+					logger.debug("Relay progress listener {} failed with {}", current.getClass().getName(),
+							ex.getClass().getName());
+				}
 			}
 		}
 	}

@@ -33,6 +33,14 @@ class KafkaRelayBuilderTests {
 	}
 
 	@Test
+	void tableWhoseTopicIsTheOffsetsTopicIsRefused() {
+		assertThatExceptionOfType(KafkaRelayException.class)
+			.isThrownBy(() -> builder().tables(List.of(new TableId("postlog", "offsets"))).build())
+			.withMessageContaining("table postlog.offsets")
+			.withMessageContaining("offsets topic");
+	}
+
+	@Test
 	void outboxTableThatIsAlsoARelayedTableIsRefused() {
 		assertThatExceptionOfType(ReplicationConsumerException.class).isThrownBy(
 				() -> builder().tables(List.of(TableId.parse("outbox"))).outboxTable(TableId.parse("outbox")).build())

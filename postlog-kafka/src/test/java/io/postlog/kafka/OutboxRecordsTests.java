@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
@@ -23,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class OutboxRecordsTests {
 
-	private final OutboxRecords records = new OutboxRecords("outbox.event.{aggregatetype}", "relay");
+	private final OutboxRecords records = new OutboxRecords("outbox.event.{aggregatetype}", "relay",
+			Set.of("outbox.event.postlog-offsets"));
 
 	@Test
 	void rowBecomesARecordRoutedByAggregateType() {
@@ -42,6 +44,17 @@ class OutboxRecordsTests {
 			.isThrownBy(() -> this.records.record(change("secret value!", "42", "{}")))
 			.withMessageContaining("outbox table public.outbox")
 			.withMessageNotContaining("secret");
+	}
+
+	@Test
+	void rowOrMessageNamingTheOffsetsTopicIsRefused() {
+		assertThatExceptionOfType(KafkaRelayException.class)
+			.isThrownBy(() -> this.records.record(change("postlog-offsets", "42", "{}")))
+			.withMessageContaining("outbox table public.outbox")
+			.withMessageContaining("offsets topic");
+		assertThatExceptionOfType(KafkaRelayException.class)
+			.isThrownBy(() -> this.records.record(message("{\"aggregatetype\":\"postlog-offsets\",\"payload\":1}")))
+			.withMessageContaining("offsets topic");
 	}
 
 	@Test

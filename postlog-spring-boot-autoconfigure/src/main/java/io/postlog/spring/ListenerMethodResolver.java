@@ -131,17 +131,22 @@ final class ListenerMethodResolver {
 	}
 
 	private static int concurrency(Method method, String value) {
+		int lanes;
 		try {
-			int lanes = Integer.parseInt(value.trim());
-			if (lanes >= 1) {
-				return lanes;
-			}
+			lanes = Integer.parseInt(value.trim());
 		}
 		catch (NumberFormatException ex) {
-			// reported below
+			throw notPositive(method, value, ex);
 		}
-		throw new PostlogException("@PgChangeListener " + ListenerMethod.describe(method) + ": concurrency '" + value
-				+ "' is not a positive integer");
+		if (lanes < 1) {
+			throw notPositive(method, value, null);
+		}
+		return lanes;
+	}
+
+	private static PostlogException notPositive(Method method, String value, @Nullable Throwable cause) {
+		return new PostlogException("@PgChangeListener " + ListenerMethod.describe(method) + ": concurrency '" + value
+				+ "' is not a positive integer", cause);
 	}
 
 	private static boolean autoStartup(Method method, String value) {

@@ -22,12 +22,13 @@ import io.postlog.decoder.TableSelection;
  * Checks a group's tables against the catalog before its slot or publication is touched:
  * every table exists; one the publication will not publish (an existing publication that
  * postlog is not to change) is refused; one postlog is to add to the publication is owned
- * by the application's role; one published for updates and deletes has a usable replica
- * identity; and record listeners bind strictly from its columns. With a decoder that does
- * not read publications, a table it does not stream (not in wal2json's list, not in
- * pglogical's replication sets) is refused instead, and the decoder itself checks replica
- * identities at start. Each fault is a typed exception naming the listener and the table,
- * for a failure analysis.
+ * by the application's role; one postlog is to publish for updates and deletes has a
+ * usable replica identity (one the publication holds already is only warned about, by the
+ * consumer's start-up checks); and record listeners bind strictly from its columns. With
+ * a decoder that does not read publications, a table it does not stream (not in
+ * wal2json's list, not in pglogical's replication sets) is refused instead, and the
+ * decoder itself checks replica identities at start. Each fault is a typed exception
+ * naming the listener and the table, for a failure analysis.
  */
 final class ListenerStartupChecks {
 
@@ -87,8 +88,10 @@ final class ListenerStartupChecks {
 			if (!published && !table.owned()) {
 				throw new TableNotOwnedException(id, table.owner(), table.role(), publicationName);
 			}
+			// Only a table postlog would publish itself is refused; one the publication
+			// holds already streams, with a warning from the consumer's start-up checks.
 			boolean updatesOrDeletes = publication == null || publication.updatesOrDeletes();
-			if (updatesOrDeletes && !table.hasUsableIdentity()) {
+			if (!published && updatesOrDeletes && !table.hasUsableIdentity()) {
 				throw new ReplicaIdentityMissingException(readers, id, table.identityDescription());
 			}
 			checkBinding(group, table);

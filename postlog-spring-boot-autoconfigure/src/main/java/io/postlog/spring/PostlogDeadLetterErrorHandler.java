@@ -1,17 +1,21 @@
 package io.postlog.spring;
 
+import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 import io.postlog.Change;
+import io.postlog.PostlogException;
 import io.postlog.Row;
 import io.postlog.TableId;
+import io.postlog.admin.PgErrors;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcOperations;
 
 /**
@@ -19,7 +23,9 @@ import org.springframework.jdbc.core.JdbcOperations;
  * {@code postlog_dead_letter} in the application's database, then lets delivery go on.
  * The row and its replica-identity key are stored as {@code jsonb} (see the README for
  * how values map to JSON); a change dead-lettered again after a redelivery is not stored
- * twice. A failed insert stops the listener's group, so nothing is lost. Thread-safe.
+ * twice. A failed insert stops the listener's group, so nothing is lost; its exception
+ * names the change, the exception class and the SQLState, never the server's text (which
+ * can quote the row). Thread-safe.
  */
 public final class PostlogDeadLetterErrorHandler implements PgListenerErrorHandler {
 
@@ -75,9 +81,20 @@ public final class PostlogDeadLetterErrorHandler implements PgListenerErrorHandl
 	public void handleError(Change change, ListenerExecutionFailedException exception) {
 		Throwable cause = (exception.getCause() != null) ? exception.getCause() : exception;
 		Row row = change.row();
-		this.jdbc.update(INSERT, this.slotNames.apply(exception.group()), exception.listenerId(), change.id(),
-				change.table().toString(), change.operation().name(), change.commitLsn().toString(), key(change, row),
-				(row != null) ? RowJson.write(row) : null, cause.getClass().getName(), cause.getMessage());
+		try {
+			this.jdbc.update(INSERT, this.slotNames.apply(exception.group()), exception.listenerId(), change.id(),
+					change.table().toString(), change.operation().name(), change.commitLsn().toString(),
+					key(change, row), (row != null) ? RowJson.write(row) : null, cause.getClass().getName(),
+					cause.getMessage());
+		}
+		catch (DataAccessException ex) {
+			// The server's text (and Spring's, which repeats it) can quote the row: a
+			// rejected insert is described by class and SQLState, and its cause left out.
+			SQLException server = PgErrors.serverError(ex);
+			throw new PostlogException("Listener '" + exception.listenerId() + "' could not dead-letter change "
+					+ change.id() + " (" + change.operation() + " on " + change.table() + ") into " + TABLE + ": "
+					+ ex.getClass().getSimpleName() + ((server != null) ? ", " + PgErrors.describe(server) : ""));
+		}
 		logger.warn("Listener '{}' dead-lettered change {} ({} on {}, commit LSN {}) into {}", exception.listenerId(),
 				change.id(), change.operation(), change.table(), change.commitLsn(), TABLE);
 	}

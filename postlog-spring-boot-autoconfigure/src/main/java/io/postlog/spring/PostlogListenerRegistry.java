@@ -16,6 +16,7 @@ import io.postlog.TableId;
 import io.postlog.admin.PublicationMode;
 import io.postlog.decoder.LogicalDecoder;
 import io.postlog.consumer.ConsumerListener;
+import io.postlog.consumer.GuardedConsumerListener;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.SubscriptionControl;
@@ -294,7 +295,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		for (GroupObserver observer : this.groupObservers) {
 			listeners.add(observer.observe(group));
 		}
-		builder.listener(new ConsumerListeners(listeners));
+		builder.listener(GuardedConsumerListener.of(listeners));
 		ReplicationConsumer consumer = builder.build();
 		group.started(consumer);
 		consumer.start();

@@ -353,6 +353,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 		}
 		catch (IllegalStateException ex) {
 			// The JVM is already shutting down; the hook runs or has run.
+			logger.debug("Shutdown hook of {} left in place: the JVM is shutting down", this.dataDirectory);
 		}
 	}
 

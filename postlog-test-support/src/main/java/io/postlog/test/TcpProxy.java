@@ -14,6 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 /**
  * A loopback TCP proxy for fault injection: forwards connections from a port of its own
  * to a target, and lets a test pause the traffic (connections stay open, nothing passes:
@@ -23,6 +26,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #close()}. Thread-safe.
  */
 public final class TcpProxy implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(TcpProxy.class);
 
 	private final ServerSocket server;
 
@@ -234,6 +239,7 @@ public final class TcpProxy implements AutoCloseable {
 		}
 		catch (Exception ex) {
 			// Closing is best effort.
+			logger.debug("Closing {} failed: {}", closeable, ex.getClass().getName());
 		}
 	}
 
@@ -282,9 +288,11 @@ public final class TcpProxy implements AutoCloseable {
 				}
 				catch (SocketException ex) {
 					// The other pump or cutConnections() closed the sockets.
+					logger.debug("Proxy pump {} ended: its socket was closed", direction);
 				}
 				catch (IOException ex) {
 					// Either side went away.
+					logger.debug("Proxy pump {} ended: {}", direction, ex.getClass().getName());
 				}
 				finally {
 					close();

@@ -1,17 +1,22 @@
 package io.postlog.spring.boot.autoconfigure;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.function.Function;
 
 import javax.sql.DataSource;
 
 import io.postlog.Lsn;
 import io.postlog.admin.ConnectionLostException;
+import io.postlog.admin.PgErrors;
 import io.postlog.consumer.CheckpointStore;
 import io.postlog.consumer.CheckpointStoreException;
 import io.postlog.consumer.CheckpointTable;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.transaction.CannotCreateTransactionException;
@@ -35,6 +40,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * only, except {@link #initialize()}, which runs at start-up.
  */
 final class TransactionManagerCheckpointStore implements CheckpointStore {
+
+	private static final Logger logger = LoggerFactory.getLogger(TransactionManagerCheckpointStore.class);
 
 	private final PlatformTransactionManager transactionManager;
 
@@ -117,11 +124,20 @@ final class TransactionManagerCheckpointStore implements CheckpointStore {
 		try {
 			this.transactionManager.commit(current);
 		}
-		catch (TransactionException ex) {
+		catch (TransactionException | DataAccessException ex) {
 			// An UnexpectedRollbackException, for one, when a listener marked it
-			// rollback-only; either way nothing of it is committed for sure.
-			throw new CheckpointStoreException("Committing the sink transaction of slot " + this.table.slotName()
-					+ " up to " + commitLsn + " failed (" + ex.getClass().getSimpleName() + ")", ex);
+			// rollback-only, or a deferred constraint's violation, which the
+			// transaction manager translates with the server's text (and its DETAIL,
+			// which can quote row values): described by class and SQLState only.
+			// Either way nothing of it is committed for sure.
+			SQLException server = PgErrors.serverError(ex);
+			String message = "Committing the sink transaction of slot " + this.table.slotName() + " up to " + commitLsn
+					+ " failed (" + ex.getClass().getSimpleName()
+					+ ((server != null) ? ", " + PgErrors.describe(server) : "") + ")";
+			if (server != null && PgErrors.isConnectionFailure(server)) {
+				throw new ConnectionLostException(message, ex);
+			}
+			throw new CheckpointStoreException(message, ex);
 		}
 		this.expected = commitLsn;
 	}
@@ -143,7 +159,9 @@ final class TransactionManagerCheckpointStore implements CheckpointStore {
 			this.transactionManager.rollback(current);
 		}
 		catch (RuntimeException ex) {
-			// The connection is likely gone with its transaction.
+			// The connection is likely gone with its transaction: nothing of it commits.
+			logger.debug("Rolling back the sink transaction of slot {} failed ({})", this.table.slotName(),
+					ex.getClass().getName());
 		}
 	}
 

@@ -57,7 +57,10 @@ class ValueFreeErrorsIntegrationTests {
 		try {
 			consumer.start();
 			database.execute("INSERT INTO shipped VALUES (1, '" + SECRET + "')");
-			await().atMost(Duration.ofSeconds(30)).until(() -> consumer.state() == ConsumerState.FAILED);
+			// The handler's error handler stops it alone: its failure is the cause.
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> consumer.subscription("changeHandler").state() == SubscriptionState.STOPPED);
+			assertThat(consumer.state()).isEqualTo(ConsumerState.RUNNING);
 		}
 		finally {
 			consumer.stop();
@@ -280,6 +283,14 @@ class ValueFreeErrorsIntegrationTests {
 		@Override
 		public void retrying(int attempt, Duration backOff, Throwable cause) {
 			this.all.add(cause);
+		}
+
+		@Override
+		public void subscriptionStateChanged(SubscriptionControl control, SubscriptionState previous,
+				@Nullable Throwable cause) {
+			if (cause != null) {
+				this.all.add(cause);
+			}
 		}
 
 	}

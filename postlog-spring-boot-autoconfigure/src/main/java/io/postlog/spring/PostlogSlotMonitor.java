@@ -18,6 +18,7 @@ import io.postlog.admin.PublicationNotFoundException;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
+import io.postlog.admin.SlotStatistics;
 import io.postlog.snapshot.SnapshotHandOff;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * {@link DataSource}, for health, metrics and the actuator endpoint. With a
  * {@link PostlogServerPoller}, {@link #reading()} answers from the latest reading the
  * poller's thread took and never waits on the server for more than {@value #WAIT_MILLIS}
- * ms, so that health answers while the database is down; the other methods read the
- * server on the caller's thread. Thread-safe.
+ * ms, so that health answers while the database is down (a reading unanswered for two
+ * seconds counts as failed); the other methods read the server on the caller's thread.
+ * Thread-safe.
  */
 public final class PostlogSlotMonitor {
 
@@ -38,6 +40,12 @@ public final class PostlogSlotMonitor {
 
 	/** The longest a caller waits for a reading it asked for. */
 	static final long WAIT_MILLIS = 250;
+
+	/**
+	 * A reading still unanswered after this long counts as failed: a pool such as
+	 * Hikari's waits out its connection timeout (30 s by default) before it gives up.
+	 */
+	static final Duration UNANSWERED = Duration.ofSeconds(2);
 
 	private static final Logger logger = LoggerFactory.getLogger(PostlogSlotMonitor.class);
 
@@ -52,6 +60,11 @@ public final class PostlogSlotMonitor {
 	private final AtomicBoolean refreshing = new AtomicBoolean();
 
 	private final AtomicLong failures = new AtomicLong();
+
+	/**
+	 * When the pending reading was asked for ({@link System#nanoTime()}), 0 if none is.
+	 */
+	private volatile long requested;
 
 	private final Object lock = new Object();
 
@@ -81,7 +94,7 @@ public final class PostlogSlotMonitor {
 		this.slotName = slotName;
 		this.publicationName = publicationName;
 		this.poller = poller;
-		this.reading = new Reading(slotName, null, null, List.of(), null, null, null);
+		this.reading = new Reading(slotName, null, null, List.of(), null, null, null, null);
 		if (poller != null) {
 			poller.watch(this);
 		}
@@ -119,8 +132,14 @@ public final class PostlogSlotMonitor {
 		Reading current = this.reading;
 		if (current.attemptedAt() == null || current.attemptedAt().plus(FRESH).isBefore(Instant.now())) {
 			if (poller.request(this)) {
-				return awaitAfter(current);
+				current = awaitAfter(current);
 			}
+		}
+		long requested = this.requested;
+		long waited = System.nanoTime() - requested;
+		if (requested != 0 && waited > UNANSWERED.toNanos() && current.failure() == null) {
+			return current.failed(new PostlogException("Could not read replication slot '" + this.slotName
+					+ "' (no answer for " + TimeUnit.NANOSECONDS.toSeconds(waited) + " s)"));
 		}
 		return current;
 	}
@@ -162,14 +181,13 @@ public final class PostlogSlotMonitor {
 		Reading next;
 		try (Connection connection = this.dataSource.getConnection()) {
 			ReplicationAdmin admin = new ReplicationAdmin(connection);
-			next = new Reading(this.slotName, status(admin), server(admin), tables(admin), now, now, null);
+			next = new Reading(this.slotName, status(admin), server(admin), tables(admin),
+					SlotStatistics.read(connection, this.slotName).orElse(null), now, now, null);
 		}
 		catch (SQLException | RuntimeException ex) {
 			long failed = this.failures.incrementAndGet();
-			PostlogException failure = new PostlogException("Could not read replication slot '" + this.slotName + "' ("
-					+ ex.getClass().getName() + ((ex instanceof SQLException sql && sql.getSQLState() != null)
-							? ", SQLState " + sql.getSQLState() : "")
-					+ ")", ex);
+			PostlogException failure = new PostlogException(
+					"Could not read replication slot '" + this.slotName + "' (" + describe(ex) + ")", ex);
 			if (previous.failure() == null) {
 				logger.warn("{}; health, the endpoint and the meters show the reading of {} meanwhile",
 						failure.getMessage(), (previous.lastContact() != null) ? previous.lastContact() : "(none)");
@@ -178,7 +196,7 @@ public final class PostlogSlotMonitor {
 				logger.debug("{} ({} failed readings)", failure.getMessage(), failed);
 			}
 			next = new Reading(this.slotName, previous.slot(), previous.server(), previous.publicationTables(),
-					previous.lastContact(), now, failure);
+					previous.statistics(), previous.lastContact(), now, failure);
 		}
 		if (previous.failure() != null && next.failure() == null) {
 			logger.info("Replication slot '{}' read again", this.slotName);
@@ -190,11 +208,29 @@ public final class PostlogSlotMonitor {
 		return next;
 	}
 
+	/**
+	 * A failure without another library's message, which might quote a value.
+	 */
+	private static String describe(Exception ex) {
+		if (ex instanceof PostlogException) {
+			return ex.getClass().getSimpleName() + ": " + ex.getMessage();
+		}
+		if (ex instanceof SQLException sql && sql.getSQLState() != null) {
+			return ex.getClass().getName() + ", SQLState " + sql.getSQLState();
+		}
+		return ex.getClass().getName();
+	}
+
 	boolean claimRefresh() {
-		return this.refreshing.compareAndSet(false, true);
+		if (!this.refreshing.compareAndSet(false, true)) {
+			return false;
+		}
+		this.requested = System.nanoTime();
+		return true;
 	}
 
 	void releaseRefresh() {
+		this.requested = 0;
 		this.refreshing.set(false);
 	}
 
@@ -289,14 +325,17 @@ public final class PostlogSlotMonitor {
 	 * @param server every logical slot of the server, or {@code null} if never read
 	 * @param publicationTables the publication's tables (empty if it does not exist or
 	 * was never read)
+	 * @param statistics what the server spilled and streamed for the slot, or
+	 * {@code null} before PostgreSQL 14, for a slot the server does not list, or if never
+	 * read
 	 * @param lastContact when the server was last read, or {@code null} if never
 	 * @param attemptedAt when the latest reading was attempted, or {@code null} if never
 	 * @param failure why the latest attempt failed (value-free: postlog's message naming
 	 * the slot and the exception class), or {@code null} if it succeeded
 	 */
 	public record Reading(String slotName, @Nullable SlotStatus slot, @Nullable ServerStatus server,
-			List<TableId> publicationTables, @Nullable Instant lastContact, @Nullable Instant attemptedAt,
-			@Nullable PostlogException failure) {
+			List<TableId> publicationTables, @Nullable SlotStatistics statistics, @Nullable Instant lastContact,
+			@Nullable Instant attemptedAt, @Nullable PostlogException failure) {
 
 		/**
 		 * Creates a reading.
@@ -304,6 +343,7 @@ public final class PostlogSlotMonitor {
 		 * @param slot the slot's status
 		 * @param server the server's slots
 		 * @param publicationTables the publication's tables
+		 * @param statistics the slot's statistics
 		 * @param lastContact the last good reading's time
 		 * @param attemptedAt the latest attempt's time
 		 * @param failure why the latest attempt failed
@@ -327,7 +367,12 @@ public final class PostlogSlotMonitor {
 		 */
 		public static Reading of(SlotStatus status) {
 			Instant now = Instant.now();
-			return new Reading(status.slotName(), status, null, List.of(), now, now, null);
+			return new Reading(status.slotName(), status, null, List.of(), null, now, now, null);
+		}
+
+		Reading failed(PostlogException failure) {
+			return new Reading(this.slotName, this.slot, this.server, this.publicationTables, this.statistics,
+					this.lastContact, this.attemptedAt, failure);
 		}
 
 		/**

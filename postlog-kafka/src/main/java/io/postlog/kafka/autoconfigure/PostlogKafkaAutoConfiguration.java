@@ -7,6 +7,7 @@ import javax.sql.DataSource;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.postlog.TableId;
+import io.postlog.consumer.ReconnectPolicy;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
 import io.postlog.kafka.KafkaRelay;
@@ -83,6 +84,8 @@ public final class PostlogKafkaAutoConfiguration {
 			.publicationMode(properties.getPublication().getMode())
 			.retryPolicy(new RetryPolicy(retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
 					retry.getMaxAttempts()))
+			.reconnectPolicy(new ReconnectPolicy(postlog.getReconnect().getInitialInterval(),
+					postlog.getReconnect().getMultiplier(), postlog.getReconnect().getMaxInterval()))
 			.statusInterval(postlog.getStatusInterval())
 			.connectTimeout(postlog.getConnectTimeout())
 			.readAhead(1024, postlog.getDelivery().getReadAhead().toBytes());

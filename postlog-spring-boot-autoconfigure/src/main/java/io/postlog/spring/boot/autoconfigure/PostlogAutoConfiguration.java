@@ -166,9 +166,10 @@ public final class PostlogAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PostlogStreamingMonitor postlogStreamingMonitor(PostlogProperties properties, DataSource dataSource) {
+	PostlogStreamingMonitor postlogStreamingMonitor(PostlogProperties properties, DataSource dataSource,
+			PostlogSlotMonitor slotMonitor) {
 		return new PostlogStreamingMonitor(dataSource, properties.getSlot().getName(),
-				properties.getStreaming().isEnabled());
+				properties.getStreaming().isEnabled(), slotMonitor);
 	}
 
 	@Bean

@@ -16,6 +16,7 @@ import io.postlog.kafka.PostlogKafkaRelay;
 import io.postlog.kafka.actuate.PostlogKafkaEndpointConsumer;
 import io.postlog.kafka.health.PostlogKafkaHealthIndicator;
 import io.postlog.kafka.metrics.PostlogKafkaMetrics;
+import io.postlog.spring.PostlogServerPoller;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.PostlogProperties;
@@ -140,9 +141,9 @@ public final class PostlogKafkaAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		PostlogKafkaMetrics postlogKafkaMetrics(PostlogKafkaProperties properties, DataSource dataSource,
-				ObjectProvider<PostlogKafkaRelay> relay) {
+				ObjectProvider<PostlogKafkaRelay> relay, ObjectProvider<PostlogServerPoller> poller) {
 			PostlogSlotMonitor monitor = new PostlogSlotMonitor(dataSource, properties.getSlot().getName(),
-					properties.getPublication().getName());
+					properties.getPublication().getName(), poller.getIfAvailable());
 			return new PostlogKafkaMetrics(() -> relay.getObject().relay(), properties.getSlot().getName(),
 					new GroupMeters(properties.getSlot().getName(), PostlogKafkaMetrics.GROUP, monitor));
 		}
@@ -162,9 +163,9 @@ public final class PostlogKafkaAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		PostlogKafkaEndpointConsumer postlogKafkaEndpointConsumer(PostlogKafkaRelay relay,
-				PostlogKafkaProperties properties, DataSource dataSource) {
+				PostlogKafkaProperties properties, DataSource dataSource, ObjectProvider<PostlogServerPoller> poller) {
 			return new PostlogKafkaEndpointConsumer(relay, new PostlogSlotMonitor(dataSource,
-					properties.getSlot().getName(), properties.getPublication().getName()));
+					properties.getSlot().getName(), properties.getPublication().getName(), poller.getIfAvailable()));
 		}
 
 	}
@@ -177,9 +178,9 @@ public final class PostlogKafkaAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "postlogKafkaHealthIndicator")
 		PostlogKafkaHealthIndicator postlogKafkaHealthIndicator(PostlogKafkaRelay relay,
-				PostlogKafkaProperties properties, DataSource dataSource) {
+				PostlogKafkaProperties properties, DataSource dataSource, ObjectProvider<PostlogServerPoller> poller) {
 			return new PostlogKafkaHealthIndicator(relay, new PostlogSlotMonitor(dataSource,
-					properties.getSlot().getName(), properties.getPublication().getName()));
+					properties.getSlot().getName(), properties.getPublication().getName(), poller.getIfAvailable()));
 		}
 
 	}

@@ -484,7 +484,8 @@ final class BackfillRunner implements Runnable {
 
 	/**
 	 * Runs work on the runner's connection, reconnecting after connection failures with
-	 * the retry policy's back-off, as long as the consumer runs.
+	 * the reconnect policy's back-off, as long as the consumer runs; other failures use
+	 * the retry policy's attempts and back-off.
 	 * @return the work's result, or {@code null} if the consumer stops or the backfill
 	 * was cancelled first
 	 */
@@ -507,7 +508,8 @@ final class BackfillRunner implements Runnable {
 					throw new SnapshotReadException("A backfill of slot " + this.config.slotName() + " failed", null,
 							null, ex);
 				}
-				Duration backOff = this.config.retryPolicy().backOff(attempt);
+				Duration backOff = connectionLost ? this.config.reconnectPolicy().backOff(attempt)
+						: this.config.retryPolicy().backOff(attempt);
 				logger.warn("Backfill of slot {} retrying in {} ms after {} (SQLState {})", this.config.slotName(),
 						backOff.toMillis(), ex.getClass().getName(), ex.getSQLState());
 				Thread.sleep(backOff.toMillis());

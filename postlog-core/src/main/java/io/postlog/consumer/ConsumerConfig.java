@@ -33,8 +33,9 @@ import org.jspecify.annotations.Nullable;
  * @param binary whether to ask for binary values, or {@code null} for the decoder's
  * default (binary where it can carry them)
  * @param decoder the output plugin's decoder: which plugin, its options, its tables
- * @param retryPolicy back-off for failed handlers (attempts) and lost connections (the
- * intervals only: reconnecting never gives up)
+ * @param retryPolicy back-off and attempts for failed handlers
+ * @param reconnectPolicy back-off for lost connections and for a slot held elsewhere
+ * (reconnecting never gives up)
  * @param statusInterval how often the server hears the acknowledged position at the
  * latest
  * @param connectTimeout the longest a connect, login or {@code START_REPLICATION} may
@@ -68,9 +69,9 @@ import org.jspecify.annotations.Nullable;
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
 		PublicationMode publicationMode, List<TableId> tables, @Nullable Boolean binary, LogicalDecoder decoder,
-		RetryPolicy retryPolicy, Duration statusInterval, Duration connectTimeout, int maxTransactionChanges,
-		int maxUnacknowledged, int readAheadEvents, long readAheadBytes, Duration stopTimeout,
-		ConsumerListener listener, ValueDecoders valueDecoders, List<Subscription> subscriptions,
+		RetryPolicy retryPolicy, ReconnectPolicy reconnectPolicy, Duration statusInterval, Duration connectTimeout,
+		int maxTransactionChanges, int maxUnacknowledged, int readAheadEvents, long readAheadBytes,
+		Duration stopTimeout, ConsumerListener listener, ValueDecoders valueDecoders, List<Subscription> subscriptions,
 		LogicalStreamFactory streams, @Nullable AdminConnections admin, CheckpointStore checkpointStore,
 		int checkpointBatch, Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety,
 		@Nullable SnapshotSettings snapshot, @Nullable BackfillSettings backfill, Duration unacknowledgedWarning) {
@@ -115,6 +116,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 					+ "connection: set adminConnection, adminDataSource or jdbcUrl");
 		}
 		require(retryPolicy != null, "retryPolicy");
+		require(reconnectPolicy != null, "reconnectPolicy");
 		positive(statusInterval, "statusInterval");
 		positive(connectTimeout, "connectTimeout");
 		require(stopTimeout != null && !stopTimeout.isNegative(), "stopTimeout (not negative)");

@@ -65,13 +65,14 @@ import org.slf4j.LoggerFactory;
  * ({@link ListenerRunner}), then its {@link ErrorHandler} decides; by default the
  * consumer is {@code FAILED} ({@link #fail}). {@code STANDBY} uses no attempts.</li>
  * <li><b>Connection loss</b> ({@link ConnectionLostException}, see {@link #classify})
- * reconnects with the retry policy's capped back-off, forever; a closed connection is
- * seen by the stream's socket probe, a silent one by the reader's liveness check, a hung
- * call by {@link #watch the watchdog}, a hung connect by the connect timeout. Every
- * thread runs under {@link ConsumerThreads}, which makes its death a state change. A
- * reconnect that fails because the slot is lost is never retried into a new slot
- * silently: {@link LostSlots} fails the consumer, or recreates the slot and logs what was
- * skipped (with an initial snapshot, drops it for a new snapshot to create).</li>
+ * reconnects with the {@link ReconnectPolicy reconnect policy}'s capped back-off,
+ * forever; a closed connection is seen by the stream's socket probe, a silent one by the
+ * reader's liveness check, a hung call by {@link #watch the watchdog}, a hung connect by
+ * the connect timeout. Every thread runs under {@link ConsumerThreads}, which makes its
+ * death a state change. A reconnect that fails because the slot is lost is never retried
+ * into a new slot silently: {@link LostSlots} fails the consumer, or recreates the slot
+ * and logs what was skipped (with an initial snapshot, drops it for a new snapshot to
+ * create).</li>
  * <li><b>Slow handlers.</b> The reader keeps the connection alive while delivery is
  * behind, the hand-off full, or the window at {@code maxUnacknowledged}.</li>
  * <li><b>Memory.</b> The hand-off is bounded in events and bytes; transaction
@@ -320,18 +321,19 @@ final class DeliveryContract implements Runnable {
 						logger.info("Slot {} is in use by another process; waiting in standby", this.config.slotName());
 					}
 					this.states.standby(ex);
-					pause(this.config.retryPolicy().backOff(standbyWaits));
+					pause(this.config.reconnectPolicy().backOff(standbyWaits));
 					continue;
 				}
 				if (outcome == Outcome.CONNECTION) {
-					reconnecting(++reconnects, ex);
+					reconnects++;
+					reconnecting(reconnects, this.config.reconnectPolicy().backOff(reconnects), ex);
 					continue;
 				}
 				if (outcome == Outcome.FATAL || !this.config.retryPolicy().canRetry(++failures)) {
 					fail(ex);
 					return;
 				}
-				reconnecting(failures, ex);
+				reconnecting(failures, this.config.retryPolicy().backOff(failures), ex);
 				continue;
 			}
 			if (standbyWaits > 0) {
@@ -362,9 +364,12 @@ final class DeliveryContract implements Runnable {
 				pause(redelivery.backOff());
 				continue;
 			}
-			if (this.window.acked().isAfter(ackedBefore)
-					|| System.nanoTime() - started > this.config.retryPolicy().maxInterval().toNanos()) {
+			boolean progressed = this.window.acked().isAfter(ackedBefore);
+			long streamed = System.nanoTime() - started;
+			if (progressed || streamed > this.config.reconnectPolicy().maxInterval().toNanos()) {
 				reconnects = 0;
+			}
+			if (progressed || streamed > this.config.retryPolicy().maxInterval().toNanos()) {
 				failures = 0;
 			}
 			LostSlots.Found lost = this.lostSlots.afterFailure(end, this.window.acked());
@@ -381,14 +386,15 @@ final class DeliveryContract implements Runnable {
 				return;
 			}
 			if (outcome == Outcome.CONNECTION || outcome == Outcome.STANDBY) {
-				reconnecting(++reconnects, end);
+				reconnects++;
+				reconnecting(reconnects, this.config.reconnectPolicy().backOff(reconnects), end);
 			}
 			else if (!this.config.retryPolicy().canRetry(++failures)) {
 				fail(end);
 				return;
 			}
 			else {
-				reconnecting(failures, end);
+				reconnecting(failures, this.config.retryPolicy().backOff(failures), end);
 			}
 		}
 		Throwable failure = this.fatal;
@@ -610,11 +616,10 @@ final class DeliveryContract implements Runnable {
 		}
 	}
 
-	private void reconnecting(int attempt, Throwable cause) {
+	private void reconnecting(int attempt, Duration backOff, Throwable cause) {
 		if (this.stop.requested()) {
 			return;
 		}
-		Duration backOff = this.config.retryPolicy().backOff(attempt);
 		logger.warn("Consumer of slot {} reconnecting in {} ms (attempt {}), acknowledged position {}: {}",
 				this.config.slotName(), backOff.toMillis(), attempt, this.window.acked(), describe(cause));
 		this.states.reconnecting(cause);

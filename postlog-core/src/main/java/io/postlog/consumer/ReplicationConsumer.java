@@ -369,6 +369,8 @@ public final class ReplicationConsumer {
 
 		private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
 
+		private ReconnectPolicy reconnectPolicy = ReconnectPolicy.DEFAULT;
+
 		private Duration statusInterval = Duration.ofSeconds(10);
 
 		private Duration connectTimeout = Duration.ofSeconds(10);
@@ -604,13 +606,27 @@ public final class ReplicationConsumer {
 		}
 
 		/**
-		 * Sets the back-off for failed handlers (whose attempts it limits) and lost
-		 * connections (which use its intervals and are retried without a limit).
+		 * Sets the back-off and attempts for failed handlers ({@link RetryPolicy#DEFAULT}
+		 * by default). Lost connections use the {@link #reconnectPolicy reconnect
+		 * policy}.
 		 * @param retryPolicy the policy
 		 * @return this builder
 		 */
 		public Builder retryPolicy(RetryPolicy retryPolicy) {
 			this.retryPolicy = retryPolicy;
+			return this;
+		}
+
+		/**
+		 * Sets the back-off between reconnects after a lost connection and between looks
+		 * at a slot another process holds ({@link ReconnectPolicy#DEFAULT} by default:
+		 * 100 ms, doubling, at most 5 s). Reconnecting never gives up and uses none of a
+		 * handler's attempts.
+		 * @param reconnectPolicy the policy
+		 * @return this builder
+		 */
+		public Builder reconnectPolicy(ReconnectPolicy reconnectPolicy) {
+			this.reconnectPolicy = reconnectPolicy;
 			return this;
 		}
 
@@ -1007,11 +1023,11 @@ public final class ReplicationConsumer {
 						(this.connectTimeout != null) ? this.connectTimeout : Duration.ofSeconds(10));
 			}
 			return new ReplicationConsumer(new ConsumerConfig(this.slotName, this.slotLifecycle, this.publicationName,
-					this.publicationMode, this.tables, this.binary, decoder(), this.retryPolicy, this.statusInterval,
-					this.connectTimeout, this.maxTransactionChanges, this.maxUnacknowledged, this.readAheadEvents,
-					this.readAheadBytes, this.stopTimeout, this.listener, this.valueDecoders, this.subscriptions,
-					streams, adminConnections(), this.checkpointStore, this.checkpointBatch, this.checkpointBatchDelay,
-					streamingOptions(),
+					this.publicationMode, this.tables, this.binary, decoder(), this.retryPolicy, this.reconnectPolicy,
+					this.statusInterval, this.connectTimeout, this.maxTransactionChanges, this.maxUnacknowledged,
+					this.readAheadEvents, this.readAheadBytes, this.stopTimeout, this.listener, this.valueDecoders,
+					this.subscriptions, streams, adminConnections(), this.checkpointStore, this.checkpointBatch,
+					this.checkpointBatchDelay, streamingOptions(),
 					new WalSafety(this.failover, this.lostSlotAction, this.heartbeatMonitor, this.heartbeatTable),
 					snapshotSettings(connections), backfillSettings(), this.unacknowledgedWarning));
 		}

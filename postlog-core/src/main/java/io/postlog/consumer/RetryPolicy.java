@@ -4,8 +4,9 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Exponential back-off for failed handlers and lost connections. {@code maxAttempts}
- * counts every call, the first included; {@code -1} retries forever.
+ * Exponential back-off for failed handlers. {@code maxAttempts} counts every call, the
+ * first included; {@code -1} retries forever. Lost connections have a
+ * {@link ReconnectPolicy} of their own.
  *
  * @param initialInterval the wait after the first failure
  * @param multiplier the factor each further wait grows by
@@ -44,8 +45,12 @@ public record RetryPolicy(Duration initialInterval, double multiplier, Duration 
 	 * @return the wait
 	 */
 	public Duration backOff(int failedAttempts) {
-		double millis = this.initialInterval.toMillis() * Math.pow(this.multiplier, Math.max(0, failedAttempts - 1));
-		return (millis >= this.maxInterval.toMillis()) ? this.maxInterval : Duration.ofMillis((long) millis);
+		return backOff(this.initialInterval, this.multiplier, this.maxInterval, failedAttempts);
+	}
+
+	static Duration backOff(Duration initialInterval, double multiplier, Duration maxInterval, int failedAttempts) {
+		double millis = initialInterval.toMillis() * Math.pow(multiplier, Math.max(0, failedAttempts - 1));
+		return (millis >= maxInterval.toMillis()) ? maxInterval : Duration.ofMillis((long) millis);
 	}
 
 	/**

@@ -140,7 +140,7 @@ class ConnectionFaultsIntegrationTests {
 		TcpProxy proxy = proxy(database);
 		ReplicationConsumer consumer = start(database, proxy, "hung",
 				(builder) -> builder.connectTimeout(Duration.ofSeconds(1))
-					.retryPolicy(new RetryPolicy(Duration.ofMillis(100), 2, Duration.ofMillis(200), 3)));
+					.reconnectPolicy(new ReconnectPolicy(Duration.ofMillis(100), 2, Duration.ofMillis(200))));
 		insertAndAwait(database, "hung", consumer, 1);
 		proxy.holdNewConnections(true);
 		proxy.cutConnections();
@@ -158,8 +158,9 @@ class ConnectionFaultsIntegrationTests {
 	@Test
 	void outageLongerThanTheHandlerAttemptsReconnectsInsteadOfFailing(PostgresDatabase database) throws Exception {
 		TcpProxy proxy = proxy(database);
-		ReplicationConsumer consumer = start(database, proxy, "outage", (builder) -> builder
-			.retryPolicy(new RetryPolicy(Duration.ofMillis(100), 2, Duration.ofMillis(400), 2)));
+		ReplicationConsumer consumer = start(database, proxy, "outage",
+				(builder) -> builder.retryPolicy(new RetryPolicy(Duration.ofMillis(100), 2, Duration.ofMillis(400), 2))
+					.reconnectPolicy(new ReconnectPolicy(Duration.ofMillis(100), 2, Duration.ofMillis(400))));
 		insertAndAwait(database, "outage", consumer, 1);
 		proxy.refuseNewConnections(true);
 		proxy.cutConnections();
@@ -274,6 +275,7 @@ class ConnectionFaultsIntegrationTests {
 			.statusInterval(STATUS_INTERVAL)
 			.stopTimeout(Duration.ofSeconds(5))
 			.retryPolicy(new RetryPolicy(Duration.ofMillis(100), 2, Duration.ofSeconds(1), 3))
+			.reconnectPolicy(new ReconnectPolicy(Duration.ofMillis(100), 2, Duration.ofSeconds(1)))
 			.listener(this.states)
 			.changeHandler((change) -> this.delivered.add(change.after().get("id", Long.class)));
 		ReplicationConsumer consumer = customizer.apply(builder).build();

@@ -389,7 +389,9 @@ class DeliveryContractTests {
 	@Test
 	void connectionLossIsRetriedWithoutALimitWhileHandlerAttemptsStayLimited() {
 		AtomicInteger opens = new AtomicInteger();
-		ReplicationConsumer consumer = start(builder().retryPolicy(retry(2)).streamFactory((request) -> {
+		// Eight reconnects on the handlers' back-off would take over a minute.
+		RetryPolicy slowHandlerRetries = new RetryPolicy(Duration.ofSeconds(10), 2, Duration.ofSeconds(30), 2);
+		ReplicationConsumer consumer = start(builder().retryPolicy(slowHandlerRetries).streamFactory((request) -> {
 			if (opens.incrementAndGet() <= 8) {
 				throw new ConnectionLostException("server down (simulated)", null);
 			}
@@ -397,7 +399,7 @@ class DeliveryContractTests {
 		}).changeHandler((change) -> {
 		}));
 		FakeServer.Tx tx = this.server.commitInserts(1);
-		await().atMost(Duration.ofSeconds(20)).until(() -> consumer.ackedLsn().equals(tx.endLsn()));
+		await().atMost(Duration.ofSeconds(5)).until(() -> consumer.ackedLsn().equals(tx.endLsn()));
 		assertThat(opens.get()).isEqualTo(9);
 		assertThat(this.recorder.states).doesNotContain(ConsumerState.FAILED).endsWith(ConsumerState.RUNNING);
 	}
@@ -515,6 +517,7 @@ class DeliveryContractTests {
 			.slotLifecycle(SlotLifecycle.EXISTING)
 			.publicationMode(PublicationMode.EXISTING)
 			.retryPolicy(retry(3))
+			.reconnectPolicy(new ReconnectPolicy(Duration.ofMillis(20), 2, Duration.ofMillis(100)))
 			.stopTimeout(Duration.ofSeconds(2))
 			.listener(this.recorder);
 	}

@@ -189,8 +189,8 @@ class InitialSnapshotTests {
 		ConsumerConfig config = new ConsumerConfig("snapshot_slot", SlotLifecycle.CREATE_IF_MISSING, "snapshot_pub",
 				PublicationMode.CREATE_IF_MISSING, List.of(), true,
 				PgOutputLogicalDecoder.forPublications(List.of("snapshot_pub")), RetryPolicy.DEFAULT,
-				Duration.ofSeconds(10), Duration.ofSeconds(10), 100_000, 1000, 1024, 1 << 20, Duration.ofSeconds(5),
-				new ConsumerListener() {
+				ReconnectPolicy.DEFAULT, Duration.ofSeconds(10), Duration.ofSeconds(10), 100_000, 1000, 1024, 1 << 20,
+				Duration.ofSeconds(5), new ConsumerListener() {
 				}, ValueDecoders.standard(), List.of(subscriptions), new FakeServer(), null, CheckpointStore.slotOnly(),
 				1, Duration.ofMillis(100), null, new WalSafety(false, LostSlotAction.FAIL, null, null), null, null,
 				Duration.ofSeconds(60));

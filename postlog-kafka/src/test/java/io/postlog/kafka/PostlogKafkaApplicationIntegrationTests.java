@@ -106,16 +106,21 @@ class PostlogKafkaApplicationIntegrationTests {
 				.findFirst()
 				.orElseThrow();
 			assertThat(kafka.state()).isEqualTo("RUNNING");
-			assertThat(kafka.slot().name()).isEqualTo("postlog_kafka");
-			assertThat(kafka.slot().exists()).isTrue();
-			assertThat(kafka.publication().tables()).containsExactly("public.kinds");
+			assertThat(kafka.slot()).isInstanceOfSatisfying(PostlogEndpoint.SlotDescriptor.class, (slot) -> {
+				assertThat(slot.name()).isEqualTo("postlog_kafka");
+				assertThat(slot.exists()).isTrue();
+			});
+			assertThat(kafka.publication()).isInstanceOfSatisfying(PostlogEndpoint.PublicationDescriptor.class,
+					(publication) -> assertThat(publication.tables()).containsExactly("public.kinds"));
 			assertThat(kafka.lastCommitTime()).isEqualTo(update.get("commitTime").stringValue());
 			assertThat(kafka.details()).containsEntry("offsetsTopic", "postlog.offsets")
 				.containsEntry("lastCommitLsn", update.get("commitLsn").stringValue())
 				.containsEntry("records", 2L)
 				.containsEntry("fences", 0L)
 				.containsKey("lastKafkaCommit");
-			assertThat(described.server().slots()).filteredOn(PostlogEndpoint.ServerSlotDescriptor::postlog)
+			assertThat(described.server()).isInstanceOf(PostlogEndpoint.ServerDescriptor.class);
+			assertThat(((PostlogEndpoint.ServerDescriptor) described.server()).slots())
+				.filteredOn(PostlogEndpoint.ServerSlotDescriptor::postlog)
 				.extracting(PostlogEndpoint.ServerSlotDescriptor::name)
 				.contains("postlog_kafka");
 		}

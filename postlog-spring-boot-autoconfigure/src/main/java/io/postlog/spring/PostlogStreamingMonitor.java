@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  * in-progress streamed transactions (heard from the consumer as a
  * {@link ConsumerListener}), and what the server spilled and streamed for the slot
  * ({@code pg_stat_replication_slots}, PostgreSQL 14+, read over the application's
- * {@link DataSource} on each call). Thread-safe.
+ * {@link DataSource}: by the slot's {@link PostlogSlotMonitor} in the background when
+ * given one, else on each call). Thread-safe.
  */
 public final class PostlogStreamingMonitor implements ConsumerListener {
 
@@ -24,6 +25,8 @@ public final class PostlogStreamingMonitor implements ConsumerListener {
 	private final String slotName;
 
 	private final boolean enabled;
+
+	private final @Nullable PostlogSlotMonitor slotMonitor;
 
 	private volatile long spilledBytes;
 
@@ -36,9 +39,22 @@ public final class PostlogStreamingMonitor implements ConsumerListener {
 	 * @param enabled whether the consumer streams in-progress transactions
 	 */
 	public PostlogStreamingMonitor(DataSource dataSource, String slotName, boolean enabled) {
+		this(dataSource, slotName, enabled, null);
+	}
+
+	/**
+	 * Creates a monitor whose server statistics are the slot monitor's latest reading.
+	 * @param dataSource the application's data source
+	 * @param slotName the slot
+	 * @param enabled whether the consumer streams in-progress transactions
+	 * @param slotMonitor the slot's monitor, or {@code null} to read on each call
+	 */
+	public PostlogStreamingMonitor(DataSource dataSource, String slotName, boolean enabled,
+			@Nullable PostlogSlotMonitor slotMonitor) {
 		this.dataSource = dataSource;
 		this.slotName = slotName;
 		this.enabled = enabled;
+		this.slotMonitor = slotMonitor;
 	}
 
 	/**
@@ -75,11 +91,17 @@ public final class PostlogStreamingMonitor implements ConsumerListener {
 
 	/**
 	 * Reads what the server spilled and streamed for the slot.
-	 * @return the statistics, or {@code null} before PostgreSQL 14 or for a slot the
-	 * server does not list
-	 * @throws PostlogException if the database cannot be reached
+	 * @return the statistics, or {@code null} before PostgreSQL 14, for a slot the server
+	 * does not list, or while the slot monitor cannot read the server
+	 * @throws PostlogException if the database cannot be reached (only without a slot
+	 * monitor)
 	 */
 	public @Nullable SlotStatistics serverStatistics() {
+		PostlogSlotMonitor slotMonitor = this.slotMonitor;
+		if (slotMonitor != null) {
+			PostlogSlotMonitor.Reading reading = slotMonitor.reading();
+			return reading.available() ? reading.statistics() : null;
+		}
 		try (Connection connection = this.dataSource.getConnection()) {
 			return SlotStatistics.read(connection, this.slotName).orElse(null);
 		}

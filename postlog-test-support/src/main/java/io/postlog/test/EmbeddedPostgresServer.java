@@ -184,6 +184,27 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	}
 
 	/**
+	 * Stops the server cleanly ({@code pg_ctl stop -m fast}: connections are ended, a
+	 * shutdown checkpoint written) for an outage; {@link #startAgain()} ends it.
+	 * {@link #close()} still removes its files.
+	 */
+	public synchronized void stop() {
+		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "fast", "-w", "-t", "60", "stop"));
+		this.running = false;
+		logger.info("PostgreSQL on port {} stopped", this.port);
+	}
+
+	/**
+	 * Starts a server that {@link #stop()} stopped, on the same port and data directory,
+	 * and returns once it accepts connections.
+	 */
+	public synchronized void startAgain() {
+		pgCtlStart();
+		this.running = true;
+		logger.info("PostgreSQL on port {} started again", this.port);
+	}
+
+	/**
 	 * Stops the server the way a crash would ({@code pg_ctl stop -m immediate}): no
 	 * shutdown checkpoint, connections cut. {@link #close()} still removes its files.
 	 */

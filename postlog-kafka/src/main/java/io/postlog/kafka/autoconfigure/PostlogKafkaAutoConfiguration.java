@@ -7,6 +7,7 @@ import javax.sql.DataSource;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.postlog.TableId;
+import io.postlog.consumer.ReconnectPolicy;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
 import io.postlog.kafka.KafkaRelay;
@@ -15,6 +16,7 @@ import io.postlog.kafka.PostlogKafkaRelay;
 import io.postlog.kafka.actuate.PostlogKafkaEndpointConsumer;
 import io.postlog.kafka.health.PostlogKafkaHealthIndicator;
 import io.postlog.kafka.metrics.PostlogKafkaMetrics;
+import io.postlog.spring.PostlogServerPoller;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.PostlogProperties;
@@ -83,6 +85,8 @@ public final class PostlogKafkaAutoConfiguration {
 			.publicationMode(properties.getPublication().getMode())
 			.retryPolicy(new RetryPolicy(retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
 					retry.getMaxAttempts()))
+			.reconnectPolicy(new ReconnectPolicy(postlog.getReconnect().getInitialInterval(),
+					postlog.getReconnect().getMultiplier(), postlog.getReconnect().getMaxInterval()))
 			.statusInterval(postlog.getStatusInterval())
 			.connectTimeout(postlog.getConnectTimeout())
 			.readAhead(1024, postlog.getDelivery().getReadAhead().toBytes());
@@ -138,9 +142,9 @@ public final class PostlogKafkaAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		PostlogKafkaMetrics postlogKafkaMetrics(PostlogKafkaProperties properties, DataSource dataSource,
-				ObjectProvider<PostlogKafkaRelay> relay) {
+				ObjectProvider<PostlogKafkaRelay> relay, ObjectProvider<PostlogServerPoller> poller) {
 			PostlogSlotMonitor monitor = new PostlogSlotMonitor(dataSource, properties.getSlot().getName(),
-					properties.getPublication().getName());
+					properties.getPublication().getName(), poller.getIfAvailable());
 			return new PostlogKafkaMetrics(() -> relay.getObject().relay(), properties.getSlot().getName(),
 					new GroupMeters(properties.getSlot().getName(), PostlogKafkaMetrics.GROUP, monitor));
 		}
@@ -160,9 +164,9 @@ public final class PostlogKafkaAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		PostlogKafkaEndpointConsumer postlogKafkaEndpointConsumer(PostlogKafkaRelay relay,
-				PostlogKafkaProperties properties, DataSource dataSource) {
+				PostlogKafkaProperties properties, DataSource dataSource, ObjectProvider<PostlogServerPoller> poller) {
 			return new PostlogKafkaEndpointConsumer(relay, new PostlogSlotMonitor(dataSource,
-					properties.getSlot().getName(), properties.getPublication().getName()));
+					properties.getSlot().getName(), properties.getPublication().getName(), poller.getIfAvailable()));
 		}
 
 	}
@@ -175,9 +179,9 @@ public final class PostlogKafkaAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "postlogKafkaHealthIndicator")
 		PostlogKafkaHealthIndicator postlogKafkaHealthIndicator(PostlogKafkaRelay relay,
-				PostlogKafkaProperties properties, DataSource dataSource) {
+				PostlogKafkaProperties properties, DataSource dataSource, ObjectProvider<PostlogServerPoller> poller) {
 			return new PostlogKafkaHealthIndicator(relay, new PostlogSlotMonitor(dataSource,
-					properties.getSlot().getName(), properties.getPublication().getName()));
+					properties.getSlot().getName(), properties.getPublication().getName(), poller.getIfAvailable()));
 		}
 
 	}

@@ -60,14 +60,13 @@ public class PostlogKafkaHealthIndicator extends AbstractHealthIndicator {
 		if (failure != null && state != ConsumerState.RUNNING && failure.getMessage() != null) {
 			builder.withDetail("lastError", failure.getMessage());
 		}
-		try {
-			Long lag = this.monitor.status().lagBytes();
-			if (lag != null) {
-				builder.withDetail("lagBytes", lag);
-			}
+		PostlogSlotMonitor.Reading reading = this.monitor.reading();
+		Long lag = (reading.available() && reading.slot() != null) ? reading.slot().lagBytes() : null;
+		if (lag != null) {
+			builder.withDetail("lagBytes", lag);
 		}
-		catch (RuntimeException ex) {
-			builder.withDetail("lagBytes", "unknown: " + ex.getClass().getSimpleName());
+		else if (!reading.available()) {
+			builder.withDetail("lagBytes", "unknown: " + reading.unavailableReason());
 		}
 		switch (state) {
 			case RUNNING -> builder.up();

@@ -9,7 +9,6 @@ import java.util.Set;
 
 import io.postlog.Lsn;
 import io.postlog.TableId;
-import io.postlog.admin.PublicationNotFoundException;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotStatistics;
@@ -41,7 +40,11 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * logical slot on the server, of every database and plugin, with postlog's own (any
  * group's) marked, so that a forgotten slot is seen before it fills the disk. Consumers
  * beside the groups ({@link PostlogEndpointConsumer}, such as the Kafka relay) follow the
- * groups. Reads the server on each call. {@code POST /actuator/postlog/backfill} with
+ * groups. The server's side (slots, publication, positions) comes from the latest reading
+ * of each group's {@link PostlogSlotMonitor}, taken in the background, so a call never
+ * waits on the server: while it cannot be read, each section that depends on it is
+ * {@code {"status":"unavailable","reason":...,"lastContact":...}} and the call still
+ * answers 200. {@code POST /actuator/postlog/backfill} with
  * {@code {"tables":"schema.table,..."}} (and optionally {@code "group"}) starts a
  * backfill and returns its id, or answers 429 when the group holds
  * {@code postlog.snapshot.max-queued-backfills} unfinished backfills already; {@code POST
@@ -141,7 +144,10 @@ public class PostlogEndpoint {
 					other.lastFailure(), List.of(), other.monitor(), null, null, List.of(), other.details(),
 					this.showExceptionMessages));
 		}
-		return new PostlogDescriptor(consumers, server(this.monitor.server(), ownSlots()));
+		PostlogSlotMonitor.Reading reading = this.monitor.reading();
+		PostlogSlotMonitor.ServerStatus server = reading.server();
+		return new PostlogDescriptor(consumers,
+				(reading.failure() == null && server != null) ? server(server, ownSlots()) : Unavailable.of(reading));
 	}
 
 	private Set<String> ownSlots() {
@@ -161,29 +167,24 @@ public class PostlogEndpoint {
 			List<PostlogConsumerGroup.ListenerInfo> listeners, PostlogSlotMonitor monitor,
 			@Nullable StreamingDescriptor streaming, @Nullable SnapshotProgress snapshot, List<Backfill> backfills,
 			Map<String, Object> details, boolean withMessages) {
-		PostlogSlotMonitor.SlotStatus status = monitor.status();
-		SlotInfo slot = status.slot();
+		PostlogSlotMonitor.Reading reading = monitor.reading();
+		PostlogSlotMonitor.SlotStatus status = reading.available() ? reading.slot() : null;
+		SlotInfo slot = (status != null) ? status.slot() : null;
 		return new ConsumerDescriptor(group, (state != null) ? state.name() : "NOT_STARTED", text(ackedLsn),
 				(lastCommitTime != null) ? lastCommitTime.toString() : null, FailureText.of(failure, withMessages),
 				withMessages ? listeners
 						: listeners.stream().map(PostlogConsumerGroup.ListenerInfo::withoutErrorMessage).toList(),
-				new SlotDescriptor(status.slotName(), slot != null, (slot != null) ? slot.active() : null,
-						(slot != null) ? text(slot.confirmedFlushLsn()) : null,
-						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null),
-				new PublicationDescriptor(monitor.publicationName(), publicationTables(monitor)),
-				status.currentLsn().toString(), status.lagBytes(), streaming, snapshot(snapshot, status),
+				(status != null) ? new SlotDescriptor(status.slotName(), slot != null,
+						(slot != null) ? slot.active() : null, (slot != null) ? text(slot.confirmedFlushLsn()) : null,
+						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null)
+						: Unavailable.of(reading),
+				(status != null)
+						? new PublicationDescriptor(monitor.publicationName(),
+								reading.publicationTables().stream().map(TableId::toString).toList())
+						: Unavailable.of(reading),
+				(status != null) ? status.currentLsn().toString() : null, (status != null) ? status.lagBytes() : null,
+				streaming, snapshot(snapshot, (status != null) ? status.snapshotSlot() : null),
 				backfills.stream().map((backfill) -> backfill(backfill, withMessages)).toList(), details);
-	}
-
-	private static List<String> publicationTables(PostlogSlotMonitor monitor) {
-		try {
-			return monitor.publicationTables().stream().map(TableId::toString).toList();
-		}
-		catch (PublicationNotFoundException ex) {
-			// A group that never started (an application with a relay and no listeners):
-			// its slot shows as missing too.
-			return List.of();
-		}
 	}
 
 	private static BackfillDescriptor backfill(Backfill backfill, boolean withMessages) {
@@ -277,8 +278,7 @@ public class PostlogEndpoint {
 	}
 
 	private static @Nullable SnapshotDescriptor snapshot(@Nullable SnapshotProgress progress,
-			PostlogSlotMonitor.SlotStatus status) {
-		SlotInfo snapshotSlot = status.snapshotSlot();
+			@Nullable SlotInfo snapshotSlot) {
 		if (progress == null && snapshotSlot == null) {
 			return null;
 		}
@@ -335,7 +335,45 @@ public class PostlogEndpoint {
 	 * @param server the server's replication slots and settings
 	 */
 	public record PostlogDescriptor(List<ConsumerDescriptor> consumers,
-			ServerDescriptor server) implements OperationResponseBody {
+			ServerSection server) implements OperationResponseBody {
+	}
+
+	/**
+	 * The server's slots and settings, or why they cannot be shown.
+	 */
+	public sealed interface ServerSection permits ServerDescriptor, Unavailable {
+
+	}
+
+	/**
+	 * A consumer's replication slot, or why it cannot be shown.
+	 */
+	public sealed interface SlotSection permits SlotDescriptor, Unavailable {
+
+	}
+
+	/**
+	 * A consumer's publication, or why it cannot be shown.
+	 */
+	public sealed interface PublicationSection permits PublicationDescriptor, Unavailable {
+
+	}
+
+	/**
+	 * A section that depends on the server, which could not be read.
+	 *
+	 * @param status always {@code unavailable}
+	 * @param reason why, value-free
+	 * @param lastContact when the server was last read, or {@code null} if never
+	 */
+	public record Unavailable(String status, String reason,
+			@Nullable String lastContact) implements ServerSection, SlotSection, PublicationSection {
+
+		static Unavailable of(PostlogSlotMonitor.Reading reading) {
+			return new Unavailable("unavailable", reading.unavailableReason(),
+					(reading.lastContact() != null) ? reading.lastContact().toString() : null);
+		}
+
 	}
 
 	/**
@@ -348,7 +386,7 @@ public class PostlogEndpoint {
 	 * @param slots every logical slot, of every database
 	 */
 	public record ServerDescriptor(int version, boolean inRecovery, String walPosition, SettingsDescriptor settings,
-			List<ServerSlotDescriptor> slots) {
+			List<ServerSlotDescriptor> slots) implements ServerSection {
 	}
 
 	/**
@@ -413,9 +451,10 @@ public class PostlogEndpoint {
 	 * {@code postlog.endpoint.show-exception-messages}
 	 * @param listeners the listener methods, in delivery order, each with its last error
 	 * (its {@code message} only with {@code postlog.endpoint.show-exception-messages})
-	 * @param slot the replication slot
-	 * @param publication the publication
-	 * @param serverLsn the server's current WAL position
+	 * @param slot the replication slot, or why it cannot be shown
+	 * @param publication the publication, or why it cannot be shown
+	 * @param serverLsn the server's current WAL position, {@code null} while the server
+	 * cannot be read
 	 * @param lagBytes the WAL the slot retains beyond its confirmed position
 	 * @param streaming large transactions: the consumer's and the server's spill
 	 * @param snapshot the initial snapshot, while it runs or once handed over; or
@@ -426,8 +465,8 @@ public class PostlogEndpoint {
 	 */
 	public record ConsumerDescriptor(String group, String state, @Nullable String ackedLsn,
 			@Nullable String lastCommitTime, @Nullable String lastError,
-			List<PostlogConsumerGroup.ListenerInfo> listeners, SlotDescriptor slot, PublicationDescriptor publication,
-			String serverLsn, @Nullable Long lagBytes, @Nullable StreamingDescriptor streaming,
+			List<PostlogConsumerGroup.ListenerInfo> listeners, SlotSection slot, PublicationSection publication,
+			@Nullable String serverLsn, @Nullable Long lagBytes, @Nullable StreamingDescriptor streaming,
 			@Nullable SnapshotDescriptor snapshot, List<BackfillDescriptor> backfills, Map<String, Object> details) {
 	}
 
@@ -537,7 +576,8 @@ public class PostlogEndpoint {
 	 * @param walStatus the server's {@code wal_status}
 	 */
 	public record SlotDescriptor(String name, boolean exists, @Nullable Boolean active,
-			@Nullable String confirmedFlushLsn, @Nullable String restartLsn, @Nullable String walStatus) {
+			@Nullable String confirmedFlushLsn, @Nullable String restartLsn,
+			@Nullable String walStatus) implements SlotSection {
 	}
 
 	/**
@@ -546,7 +586,7 @@ public class PostlogEndpoint {
 	 * @param name the publication's name
 	 * @param tables the tables it publishes
 	 */
-	public record PublicationDescriptor(String name, List<String> tables) {
+	public record PublicationDescriptor(String name, List<String> tables) implements PublicationSection {
 	}
 
 }

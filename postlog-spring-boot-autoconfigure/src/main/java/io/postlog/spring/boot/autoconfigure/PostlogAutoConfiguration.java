@@ -13,6 +13,7 @@ import io.postlog.spring.PgListenerErrorHandler;
 import io.postlog.spring.PostlogDeadLetterErrorHandler;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogServerPoller;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.snapshot.SnapshotConnections;
@@ -59,9 +60,16 @@ public final class PostlogAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PostlogSlotMonitor postlogSlotMonitor(PostlogProperties properties, DataSource dataSource) {
-		return new PostlogSlotMonitor(dataSource, properties.getSlot().getName(),
-				properties.getPublication().getName());
+	PostlogServerPoller postlogServerPoller(PostlogProperties properties) {
+		return new PostlogServerPoller(properties.getHealth().getPollInterval());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PostlogSlotMonitor postlogSlotMonitor(PostlogProperties properties, DataSource dataSource,
+			PostlogServerPoller poller) {
+		return new PostlogSlotMonitor(dataSource, properties.getSlot().getName(), properties.getPublication().getName(),
+				poller);
 	}
 
 	@Bean
@@ -86,7 +94,7 @@ public final class PostlogAutoConfiguration {
 			PostlogConnectionDetails connectionDetails, ObjectProvider<ConsumerListener> listeners,
 			ObjectProvider<PostlogListenerRegistry.GroupObserver> groupObservers,
 			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ObjectProvider<HeartbeatTracker> heartbeats,
-			ObjectProvider<PlatformTransactionManager> transactionManagers) {
+			ObjectProvider<PlatformTransactionManager> transactionManagers, PostlogServerPoller poller) {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
 				connectionDetails.getUsername(), connectionDetails.getPassword());
@@ -96,7 +104,7 @@ public final class PostlogAutoConfiguration {
 				connectionDetails.getUsername(), connectionDetails.getPassword());
 		PostlogListenerRegistry registry = new PostlogListenerRegistry(
 				new PostlogConsumerSetup(properties, dataSource, connectionFactory, snapshotConnections,
-						heartbeats.getIfAvailable(), transactionManagers),
+						heartbeats.getIfAvailable(), transactionManagers, poller),
 				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
 				defaultErrorHandler(properties, deadLetter));
 		registry.setReadiness(properties.getHealth().getReadiness());
@@ -164,9 +172,10 @@ public final class PostlogAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PostlogStreamingMonitor postlogStreamingMonitor(PostlogProperties properties, DataSource dataSource) {
+	PostlogStreamingMonitor postlogStreamingMonitor(PostlogProperties properties, DataSource dataSource,
+			PostlogSlotMonitor slotMonitor) {
 		return new PostlogStreamingMonitor(dataSource, properties.getSlot().getName(),
-				properties.getStreaming().isEnabled());
+				properties.getStreaming().isEnabled(), slotMonitor);
 	}
 
 	@Bean

@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 
 import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
+import io.postlog.consumer.ReconnectPolicy;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
 import io.postlog.decoder.LogicalDecoder;
@@ -17,6 +18,7 @@ import io.postlog.decoder.Wal2JsonDecoder;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogServerPoller;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.stream.ReplicationConnectionFactory;
@@ -56,9 +58,19 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final ObjectProvider<PlatformTransactionManager> transactionManagers;
 
+	private final @Nullable PostlogServerPoller poller;
+
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
 			ReplicationConnectionFactory connectionFactory, SnapshotConnections snapshotConnections,
 			@Nullable HeartbeatTracker heartbeats, ObjectProvider<PlatformTransactionManager> transactionManagers) {
+		this(properties, dataSource, connectionFactory, snapshotConnections, heartbeats, transactionManagers, null);
+	}
+
+	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
+			ReplicationConnectionFactory connectionFactory, SnapshotConnections snapshotConnections,
+			@Nullable HeartbeatTracker heartbeats, ObjectProvider<PlatformTransactionManager> transactionManagers,
+			@Nullable PostlogServerPoller poller) {
+		this.poller = poller;
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
@@ -96,6 +108,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			.decoder(decoder)
 			.retryPolicy(new RetryPolicy(retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
 					retry.getMaxAttempts()))
+			.reconnectPolicy(reconnectPolicy(this.properties.getReconnect()))
 			.statusInterval(this.properties.getStatusInterval())
 			.connectTimeout(this.properties.getConnectTimeout())
 			.maxUnacknowledged(this.properties.getDelivery().getMaxUnacknowledged())
@@ -118,8 +131,16 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 		checkpoint(builder, this.properties.getCheckpoint(), slotName);
 		snapshot(builder);
 		return new PostlogListenerRegistry.GroupPlan(streaming(builder),
-				new PostlogSlotMonitor(this.dataSource, slotName, publicationName),
+				new PostlogSlotMonitor(this.dataSource, slotName, publicationName, this.poller),
 				this.properties.getPublication().getMode(), tables, this.dataSource, decoder);
+	}
+
+	/**
+	 * The back-off between reconnects, from {@code postlog.reconnect.*}.
+	 */
+	static ReconnectPolicy reconnectPolicy(PostlogProperties.Reconnect reconnect) {
+		return new ReconnectPolicy(reconnect.getInitialInterval(), reconnect.getMultiplier(),
+				reconnect.getMaxInterval());
 	}
 
 	/**

@@ -73,6 +73,8 @@ public class PostlogProperties {
 
 	private final Retry retry = new Retry();
 
+	private final Reconnect reconnect = new Reconnect();
+
 	private final Heartbeat heartbeat = new Heartbeat();
 
 	private final Health health = new Health();
@@ -226,6 +228,10 @@ public class PostlogProperties {
 
 	public Retry getRetry() {
 		return this.retry;
+	}
+
+	public Reconnect getReconnect() {
+		return this.reconnect;
 	}
 
 	public Heartbeat getHeartbeat() {
@@ -749,7 +755,7 @@ public class PostlogProperties {
 	}
 
 	/**
-	 * Back-off for failed listeners and lost connections.
+	 * Back-off for failed listeners; lost connections use postlog.reconnect.
 	 */
 	public static class Retry {
 
@@ -803,6 +809,58 @@ public class PostlogProperties {
 
 		public void setMaxAttempts(int maxAttempts) {
 			this.maxAttempts = maxAttempts;
+		}
+
+	}
+
+	/**
+	 * Back-off between attempts to reach the server again after the replication
+	 * connection is lost, or while another process holds the slot; reconnecting never
+	 * gives up and uses none of a listener's attempts. The default (100 ms, doubling, at
+	 * most 5 s) tries a restart or failover often in its first seconds and then about
+	 * every 5 s, so streaming resumes at most about 5 s after the server accepts
+	 * connections again.
+	 */
+	public static class Reconnect {
+
+		/**
+		 * Wait after the connection is lost, before the first attempt.
+		 */
+		private Duration initialInterval = Duration.ofMillis(100);
+
+		/**
+		 * Factor each further wait grows by.
+		 */
+		private double multiplier = 2;
+
+		/**
+		 * Longest wait between attempts; bounds how long streaming stays stopped after
+		 * the server is back.
+		 */
+		private Duration maxInterval = Duration.ofSeconds(5);
+
+		public Duration getInitialInterval() {
+			return this.initialInterval;
+		}
+
+		public void setInitialInterval(Duration initialInterval) {
+			this.initialInterval = initialInterval;
+		}
+
+		public double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public Duration getMaxInterval() {
+			return this.maxInterval;
+		}
+
+		public void setMaxInterval(Duration maxInterval) {
+			this.maxInterval = maxInterval;
 		}
 
 	}
@@ -895,6 +953,12 @@ public class PostlogProperties {
 			this.readiness = readiness;
 		}
 
+		/**
+		 * How often a background thread reads each slot and the server for health, the
+		 * endpoint and the meters, which never read the server themselves.
+		 */
+		private Duration pollInterval = Duration.ofSeconds(5);
+
 		public @Nullable DataSize getMaxLag() {
 			return this.maxLag;
 		}
@@ -917,6 +981,14 @@ public class PostlogProperties {
 
 		public void setMaxRetainedRatio(double maxRetainedRatio) {
 			this.maxRetainedRatio = maxRetainedRatio;
+		}
+
+		public Duration getPollInterval() {
+			return this.pollInterval;
+		}
+
+		public void setPollInterval(Duration pollInterval) {
+			this.pollInterval = pollInterval;
 		}
 
 	}

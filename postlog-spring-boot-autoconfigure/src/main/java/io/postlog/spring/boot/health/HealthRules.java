@@ -1,10 +1,15 @@
 package io.postlog.spring.boot.health;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.postlog.Lsn;
+import io.postlog.PostlogException;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.consumer.ConsumerState;
@@ -23,7 +28,9 @@ import org.springframework.util.unit.DataSize;
  * {@code SNAPSHOT}, or the snapshot's temporary slot exists because another instance
  * takes it), a missing slot is expected: on PostgreSQL 12+ it is created only when the
  * snapshot is handed over, and until then the slot rules judge the snapshot's slot, which
- * is the one retaining WAL.
+ * is the one retaining WAL. While the slot cannot be read (the server is down, for
+ * example), health is DOWN with the reason, and the slot rules judge the last reading
+ * that succeeded, if any; a slot is called missing only on a reading that succeeded.
  */
 final class HealthRules {
 
@@ -37,7 +44,10 @@ final class HealthRules {
 		if (state == ConsumerState.FAILED || state == ConsumerState.STOPPED) {
 			reasons.add("the consumer is " + state);
 		}
-		if (state != null && slot == null && state != ConsumerState.SNAPSHOT) {
+		if (input.readFailure() != null) {
+			reasons.add(input.readFailure());
+		}
+		else if (state != null && slot == null && state != ConsumerState.SNAPSHOT && input.settings() != null) {
 			reasons.add("replication slot '" + input.slotName() + "' does not exist");
 		}
 		if (slot != null) {
@@ -106,6 +116,36 @@ final class HealthRules {
 		return (unit == 0) ? bytes + " B" : String.format(java.util.Locale.ROOT, "%.1f %s", value, units[unit]);
 	}
 
+	/**
+	 * A failure as health may show it: the class and, for postlog's own exceptions, their
+	 * message, which never holds a row value; another library's message might.
+	 */
+	static String cause(Throwable failure) {
+		if (failure instanceof PostlogException) {
+			return failure.getClass().getName() + ": " + failure.getMessage();
+		}
+		return failure.getClass().getName();
+	}
+
+	/**
+	 * The {@code reading} detail: whether the slot's values are current, how old they are
+	 * and when the server was last read.
+	 * @param lastContact when the server was last read, {@code null} if never
+	 * @param readFailure why the latest reading failed, {@code null} if it succeeded
+	 * @param now the time of the health call
+	 */
+	static Map<String, Object> reading(@Nullable Instant lastContact, @Nullable String readFailure, Instant now) {
+		Map<String, Object> reading = new LinkedHashMap<>();
+		reading.put("status", (readFailure != null) ? "unavailable" : "available");
+		if (readFailure != null) {
+			reading.put("reason", readFailure);
+		}
+		if (lastContact != null) {
+			reading.put("age", Duration.between(lastContact, now).truncatedTo(ChronoUnit.MILLIS).toString());
+		}
+		return reading;
+	}
+
 	static String text(@Nullable Duration duration) {
 		if (duration == null) {
 			return "?";
@@ -124,10 +164,18 @@ final class HealthRules {
 	 * @param heartbeat the heartbeats, {@code null} when off
 	 * @param snapshotSlot the temporary slot of an initial snapshot being taken while the
 	 * slot does not exist yet, else {@code null}
+	 * @param readFailure why the slot could not be read just now (the other values are
+	 * then from the last reading that succeeded, or absent), else {@code null}
 	 */
 	record Input(@Nullable ConsumerState state, String slotName, @Nullable SlotInfo slot, Lsn position,
 			@Nullable ReplicationSettings settings, @Nullable HeartbeatStatus heartbeat,
-			@Nullable SlotInfo snapshotSlot) {
+			@Nullable SlotInfo snapshotSlot, @Nullable String readFailure) {
+
+		Input(@Nullable ConsumerState state, String slotName, @Nullable SlotInfo slot, Lsn position,
+				@Nullable ReplicationSettings settings, @Nullable HeartbeatStatus heartbeat,
+				@Nullable SlotInfo snapshotSlot) {
+			this(state, slotName, slot, position, settings, heartbeat, snapshotSlot, null);
+		}
 
 		Input(@Nullable ConsumerState state, String slotName, @Nullable SlotInfo slot, Lsn position,
 				@Nullable ReplicationSettings settings, @Nullable HeartbeatStatus heartbeat) {

@@ -88,8 +88,8 @@ public class PostlogHealthContributor implements CompositeHealthContributor {
 		if (groups.isEmpty()) {
 			return List.of(new Entry("default",
 					this.indicators.computeIfAbsent("",
-							(key) -> new PostlogHealthIndicator(() -> null, () -> null, () -> null,
-									this.defaultMonitor::status, this.maxLag, this.maxRetained, this.maxRetainedRatio,
+							(key) -> new PostlogHealthIndicator(() -> null, () -> null, () -> null, () -> null,
+									this.defaultMonitor, this.maxLag, this.maxRetained, this.maxRetainedRatio,
 									this.heartbeats))));
 		}
 		return groups.stream()

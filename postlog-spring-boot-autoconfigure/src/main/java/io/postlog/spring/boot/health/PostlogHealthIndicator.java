@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import io.postlog.Lsn;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.consumer.ConsumerState;
@@ -39,7 +40,14 @@ import org.springframework.util.unit.DataSize;
  * message. While an initial snapshot runs, health is UNKNOWN, not DOWN, with its progress
  * in the {@code snapshot} detail: the application is working, but its listeners have not
  * seen every row yet, and on PostgreSQL 12+ the slot exists only once the snapshot is
- * handed over (the rules judge the snapshot's temporary slot meanwhile). Thread-safe.
+ * handed over (the rules judge the snapshot's temporary slot meanwhile). The slot's
+ * values come from the latest reading of its {@link PostlogSlotMonitor}, which a
+ * background thread takes, so a health call never waits on the server: while the database
+ * is down it answers at once with the consumer's state (such as {@code RETRYING}), its
+ * {@code cause}, the {@code lastContact} with the server, and a {@code reading} detail
+ * saying the slot's values are {@code unavailable}, why, and how old they are. A listener
+ * stopped by its error handler makes it DOWN, named in {@code reasons} and
+ * {@code listeners}. Thread-safe.
  */
 public class PostlogHealthIndicator extends AbstractHealthIndicator {
 
@@ -51,7 +59,7 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 
 	private final Supplier<@Nullable SnapshotProgress> snapshot;
 
-	private final Supplier<PostlogSlotMonitor.SlotStatus> slot;
+	private final Supplier<PostlogSlotMonitor.Reading> reading;
 
 	private final HealthRules.Limits limits;
 
@@ -80,7 +88,7 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 	 */
 	public PostlogHealthIndicator(PostlogConsumerGroup group, @Nullable DataSize maxLag, @Nullable DataSize maxRetained,
 			double maxRetainedRatio, @Nullable HeartbeatTracker heartbeats) {
-		this(group::state, group::lastCommitTime, group::lastFailure, group::snapshot, group.monitor()::status, maxLag,
+		this(group::state, group::lastCommitTime, group::lastFailure, group::snapshot, group.monitor(), maxLag,
 				maxRetained, maxRetainedRatio, heartbeats);
 		this.listeners = group::listeners;
 	}
@@ -121,24 +129,58 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 			Supplier<@Nullable Throwable> lastFailure, Supplier<@Nullable SnapshotProgress> snapshot,
 			Supplier<PostlogSlotMonitor.SlotStatus> slot, @Nullable DataSize maxLag, @Nullable DataSize maxRetained,
 			double maxRetainedRatio, @Nullable HeartbeatTracker heartbeats) {
+		this(new HealthRules.Limits(maxLag, maxRetained, maxRetainedRatio),
+				() -> PostlogSlotMonitor.Reading.of(slot.get()), state, lastCommitTime, lastFailure, snapshot,
+				heartbeats);
+	}
+
+	/**
+	 * Creates an indicator that judges the latest reading of a slot monitor, so that it
+	 * never waits on the server.
+	 * @param state the consumer's state, {@code null} when none runs
+	 * @param lastCommitTime the commit time of the last transaction delivered
+	 * @param lastFailure the consumer's latest failure
+	 * @param snapshot the initial snapshot's progress, {@code null} when none was taken
+	 * @param monitor the slot's monitor
+	 * @param maxLag lag above which health is DOWN, or {@code null} for no limit
+	 * @param maxRetained retained WAL above which health is DOWN, or {@code null}
+	 * @param maxRetainedRatio share of {@code max_slot_wal_keep_size} above which health
+	 * is DOWN
+	 * @param heartbeats the heartbeats to watch, or {@code null} when they are off
+	 */
+	public PostlogHealthIndicator(Supplier<@Nullable ConsumerState> state, Supplier<@Nullable Instant> lastCommitTime,
+			Supplier<@Nullable Throwable> lastFailure, Supplier<@Nullable SnapshotProgress> snapshot,
+			PostlogSlotMonitor monitor, @Nullable DataSize maxLag, @Nullable DataSize maxRetained,
+			double maxRetainedRatio, @Nullable HeartbeatTracker heartbeats) {
+		this(new HealthRules.Limits(maxLag, maxRetained, maxRetainedRatio), monitor::reading, state, lastCommitTime,
+				lastFailure, snapshot, heartbeats);
+	}
+
+	private PostlogHealthIndicator(HealthRules.Limits limits, Supplier<PostlogSlotMonitor.Reading> reading,
+			Supplier<@Nullable ConsumerState> state, Supplier<@Nullable Instant> lastCommitTime,
+			Supplier<@Nullable Throwable> lastFailure, Supplier<@Nullable SnapshotProgress> snapshot,
+			@Nullable HeartbeatTracker heartbeats) {
 		super("postlog health check failed");
 		this.state = state;
 		this.lastCommitTime = lastCommitTime;
 		this.lastFailure = lastFailure;
 		this.snapshot = snapshot;
-		this.slot = slot;
-		this.limits = new HealthRules.Limits(maxLag, maxRetained, maxRetainedRatio);
+		this.reading = reading;
+		this.limits = limits;
 		this.heartbeats = heartbeats;
 	}
 
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		ConsumerState state = this.state.get();
-		PostlogSlotMonitor.SlotStatus status = this.slot.get();
-		SlotInfo slot = status.slot();
-		ReplicationSettings settings = status.settings();
-		HeartbeatStatus heartbeat = (this.heartbeats != null) ? this.heartbeats.status(Instant.now()) : null;
-		builder.withDetail("slot", status.slotName());
+		Instant now = Instant.now();
+		PostlogSlotMonitor.Reading reading = this.reading.get();
+		PostlogSlotMonitor.SlotStatus status = reading.slot();
+		SlotInfo slot = (status != null) ? status.slot() : null;
+		ReplicationSettings settings = (status != null) ? status.settings() : null;
+		String readFailure = (reading.failure() != null) ? reading.unavailableReason() : null;
+		HeartbeatStatus heartbeat = (this.heartbeats != null) ? this.heartbeats.status(now) : null;
+		builder.withDetail("slot", reading.slotName());
 		builder.withDetail("state", (state != null) ? state.name() : "NOT_STARTED");
 		if (slot != null) {
 			if (slot.confirmedFlushLsn() != null) {
@@ -151,13 +193,13 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 				builder.withDetail("safeWalSize", slot.safeWalSize());
 			}
 		}
-		if (status.lagBytes() != null) {
+		if (status != null && status.lagBytes() != null) {
 			builder.withDetail("lagBytes", status.lagBytes());
 		}
-		if (status.retainedBytes() != null) {
+		if (status != null && status.retainedBytes() != null) {
 			builder.withDetail("retainedBytes", status.retainedBytes());
 		}
-		if (settings.maxSlotWalKeepSize() != null) {
+		if (settings != null && settings.maxSlotWalKeepSize() != null) {
 			builder.withDetail("maxSlotWalKeepSize", settings.maxSlotWalKeepSize());
 		}
 		Instant lastCommitTime = this.lastCommitTime.get();
@@ -168,19 +210,26 @@ public class PostlogHealthIndicator extends AbstractHealthIndicator {
 		if (failure != null && state != ConsumerState.RUNNING) {
 			// Never a listener's own message, nor any that is not postlog's.
 			builder.withDetail("lastError", FailureText.of(failure, false));
+			builder.withDetail("cause", HealthRules.cause(failure));
 		}
-		if (settings.syncReplicationSlots() != null) {
+		if (reading.lastContact() != null) {
+			builder.withDetail("lastContact", reading.lastContact().toString());
+		}
+		builder.withDetail("reading", HealthRules.reading(reading.lastContact(), readFailure, now));
+		if (settings != null && settings.syncReplicationSlots() != null) {
 			builder.withDetail("failover", failover(slot, settings));
 		}
 		if (heartbeat != null) {
 			builder.withDetail("heartbeat", heartbeat(heartbeat));
 		}
 		SnapshotProgress snapshot = this.snapshot.get();
-		if (snapshot != null || status.snapshotSlot() != null) {
-			builder.withDetail("snapshot", snapshot(snapshot, status.snapshotSlot()));
+		SlotInfo snapshotSlot = (status != null) ? status.snapshotSlot() : null;
+		if (snapshot != null || snapshotSlot != null) {
+			builder.withDetail("snapshot", snapshot(snapshot, snapshotSlot));
 		}
-		HealthRules.Verdict verdict = HealthRules.evaluate(new HealthRules.Input(state, status.slotName(), slot,
-				status.currentLsn(), settings, heartbeat, status.snapshotSlot()), this.limits);
+		HealthRules.Verdict verdict = HealthRules.evaluate(new HealthRules.Input(state, reading.slotName(), slot,
+				(status != null) ? status.currentLsn() : Lsn.INVALID, settings, heartbeat, snapshotSlot, readFailure),
+				this.limits);
 		List<ListenerInfo> listeners = this.listeners.get();
 		Map<String, Object> listenerDetails = ListenerHealth.details(listeners);
 		if (!listenerDetails.isEmpty()) {

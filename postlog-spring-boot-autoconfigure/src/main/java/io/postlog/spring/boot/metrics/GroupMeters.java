@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -19,8 +20,9 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The meters of one consumer group, fed by its consumer's events and tagged with its
- * {@code slot} and {@code group}; the slot gauges read the server at most every few
- * seconds. Thread-safe.
+ * {@code slot} and {@code group}; the slot gauges show the slot monitor's latest reading
+ * (NaN while the server cannot be read), taken at most every few seconds, and
+ * {@code postlog.slot.read.failures} counts the readings that failed. Thread-safe.
  */
 public class GroupMeters implements ConsumerListener {
 
@@ -97,6 +99,10 @@ public class GroupMeters implements ConsumerListener {
 			.baseUnit("bytes")
 			.tags("slot", this.slot, "group", this.group)
 			.register(registry);
+		FunctionCounter.builder("postlog.slot.read.failures", this.monitor, PostlogSlotMonitor::readFailures)
+			.description("Readings of the slot and the server for health, the endpoint and meters that failed")
+			.tags("slot", this.slot, "group", this.group)
+			.register(registry);
 		this.registry = registry;
 	}
 
@@ -104,12 +110,8 @@ public class GroupMeters implements ConsumerListener {
 		Instant now = Instant.now();
 		if (this.statusReadAt.plus(STATUS_CACHE).isBefore(now)) {
 			this.statusReadAt = now;
-			try {
-				this.status = this.monitor.status();
-			}
-			catch (RuntimeException ex) {
-				this.status = null;
-			}
+			PostlogSlotMonitor.Reading reading = this.monitor.reading();
+			this.status = reading.available() ? reading.slot() : null;
 		}
 		SlotStatus status = this.status;
 		Long bytes = (status != null) ? value.apply(status) : null;

@@ -38,12 +38,12 @@ class PostlogEndpointIntegrationTests {
 		assertThat(consumer.ackedLsn()).isNull();
 		assertThat(consumer.lastError()).isNull();
 		assertThat(consumer.listeners()).isEmpty();
-		assertThat(consumer.slot().name()).isEqualTo("endpoint_slot");
-		assertThat(consumer.slot().exists()).isTrue();
-		assertThat(consumer.slot().active()).isFalse();
-		assertThat(consumer.slot().confirmedFlushLsn()).isNotNull();
-		assertThat(consumer.publication().name()).isEqualTo("endpoint_pub");
-		assertThat(consumer.publication().tables()).containsExactly("public.things");
+		assertThat(slot(consumer).name()).isEqualTo("endpoint_slot");
+		assertThat(slot(consumer).exists()).isTrue();
+		assertThat(slot(consumer).active()).isFalse();
+		assertThat(slot(consumer).confirmedFlushLsn()).isNotNull();
+		assertThat(publication(consumer).name()).isEqualTo("endpoint_pub");
+		assertThat(publication(consumer).tables()).containsExactly("public.things");
 		assertThat(consumer.serverLsn()).isNotNull();
 		assertThat(consumer.lagBytes()).isNotNull().isGreaterThanOrEqualTo(0L);
 	}
@@ -57,10 +57,20 @@ class PostlogEndpointIntegrationTests {
 			throw new IllegalStateException("not started");
 		}, List.of()), new PostlogSlotMonitor(dataSource, "absent_slot", "empty_pub"));
 		PostlogEndpoint.ConsumerDescriptor consumer = endpoint.postlog().consumers().get(0);
-		assertThat(consumer.slot().exists()).isFalse();
-		assertThat(consumer.slot().confirmedFlushLsn()).isNull();
-		assertThat(consumer.publication().tables()).isEmpty();
+		assertThat(slot(consumer).exists()).isFalse();
+		assertThat(slot(consumer).confirmedFlushLsn()).isNull();
+		assertThat(publication(consumer).tables()).isEmpty();
 		assertThat(consumer.lagBytes()).isNull();
+	}
+
+	static PostlogEndpoint.SlotDescriptor slot(PostlogEndpoint.ConsumerDescriptor consumer) {
+		assertThat(consumer.slot()).isInstanceOf(PostlogEndpoint.SlotDescriptor.class);
+		return (PostlogEndpoint.SlotDescriptor) consumer.slot();
+	}
+
+	static PostlogEndpoint.PublicationDescriptor publication(PostlogEndpoint.ConsumerDescriptor consumer) {
+		assertThat(consumer.publication()).isInstanceOf(PostlogEndpoint.PublicationDescriptor.class);
+		return (PostlogEndpoint.PublicationDescriptor) consumer.publication();
 	}
 
 }

@@ -12,9 +12,11 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.consumer.ReconnectPolicy;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogServerPoller;
 import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.spring.boot.actuate.PostlogEndpoint;
 import io.postlog.spring.boot.autoconfigure.endpoint.PostlogEndpointAutoConfiguration;
@@ -199,6 +201,34 @@ class PostlogAutoConfigurationTests {
 				.rootCause()
 				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
 				.hasMessageContaining("postlog.datasource.url"));
+	}
+
+	@Test
+	void reconnectsWithTheirOwnBackOffAndTheServerIsReadInTheBackground() {
+		this.runner
+			.withPropertyValues("postlog.reconnect.initial-interval=50ms", "postlog.reconnect.multiplier=3",
+					"postlog.reconnect.max-interval=2s", "postlog.retry.initial-interval=1s",
+					"postlog.retry.max-interval=1m", "postlog.health.poll-interval=2s")
+			.run((context) -> {
+				PostlogProperties properties = context.getBean(PostlogProperties.class);
+				assertThat(PostlogConsumerSetup.reconnectPolicy(properties.getReconnect()))
+					.isEqualTo(new ReconnectPolicy(Duration.ofMillis(50), 3, Duration.ofSeconds(2)));
+				assertThat(properties.getRetry().getMaxInterval()).isEqualTo(Duration.ofMinutes(1));
+				PostlogServerPoller poller = context.getBean(PostlogServerPoller.class);
+				assertThat(poller.interval()).isEqualTo(Duration.ofSeconds(2));
+				assertThat(poller.isRunning()).isTrue();
+			});
+	}
+
+	@Test
+	void reconnectAndPollDefaultsAreTheDocumentedOnes() {
+		this.runner.run((context) -> {
+			PostlogProperties properties = context.getBean(PostlogProperties.class);
+			assertThat(PostlogConsumerSetup.reconnectPolicy(properties.getReconnect()))
+				.isEqualTo(ReconnectPolicy.DEFAULT)
+				.isEqualTo(new ReconnectPolicy(Duration.ofMillis(100), 2, Duration.ofSeconds(5)));
+			assertThat(context.getBean(PostlogServerPoller.class).interval()).isEqualTo(Duration.ofSeconds(5));
+		});
 	}
 
 	@Test
@@ -419,7 +449,9 @@ class PostlogAutoConfigurationTests {
 				"postlog.listener.error-handler", "postlog.groups", "postlog.wal2json.allow-insert-only-tables",
 				"postlog.wal2json.numbers-as-strings", "postlog.wal2json.allow-non-finite-as-null",
 				"postlog.pglogical.replication-sets", "postlog.snapshot.parallelism", "postlog.snapshot.chunk-size",
-				"postlog.snapshot.marker-table", "postlog.snapshot.new-tables", "postlog.snapshot.watermark-table");
+				"postlog.snapshot.marker-table", "postlog.snapshot.new-tables", "postlog.snapshot.watermark-table",
+				"postlog.reconnect.initial-interval", "postlog.reconnect.multiplier", "postlog.reconnect.max-interval",
+				"postlog.health.poll-interval");
 		assertThat(properties).filteredOn((p) -> ((String) p.get("name")).startsWith("postlog."))
 			.allSatisfy((p) -> assertThat(p.get("description")).as((String) p.get("name")).isNotNull());
 		List<Map<String, Object>> hints = (List<Map<String, Object>>) metadata.get("hints");

@@ -16,6 +16,7 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.util.unit.DataSize;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
 /**
  * Every branch of postlog's health, without a server.
@@ -151,6 +152,51 @@ class HealthRulesTests {
 		assertThat(HealthRules.bytes(1536)).isEqualTo("1.5 kB");
 		assertThat(HealthRules.bytes(5L * 1024 * MB)).isEqualTo("5.0 GB");
 		assertThat(HealthRules.text(Duration.ofMillis(90_500))).isEqualTo("1m30s");
+	}
+
+	@Test
+	void anUnreadableSlotIsDownWithTheReasonWhileTheLastGoodReadingIsStillJudged() {
+		String failure = "Could not read replication slot 'postlog' (java.net.ConnectException)";
+		assertThat(HealthRules.evaluate(new HealthRules.Input(ConsumerState.RETRYING, "postlog", slot("reserved", MB),
+				position(), settings(null), null, null, failure), NO_LIMITS))
+			.isEqualTo(new HealthRules.Verdict(Status.DOWN, List.of(failure)));
+		assertThat(HealthRules
+			.evaluate(new HealthRules.Input(ConsumerState.RETRYING, "postlog", slot("lost", MB), position(),
+					settings(null), null, null, failure), NO_LIMITS)
+			.reasons()).hasSize(2).first().isEqualTo(failure);
+	}
+
+	@Test
+	void aSlotNeverReadIsNotCalledMissing() {
+		assertThat(HealthRules.evaluate(
+				new HealthRules.Input(ConsumerState.RUNNING, "postlog", null, Lsn.INVALID, null, null, null, null),
+				NO_LIMITS))
+			.isEqualTo(new HealthRules.Verdict(Status.UP, List.of()));
+		String failure = "Could not read replication slot 'postlog' (java.sql.SQLTransientConnectionException)";
+		assertThat(HealthRules.evaluate(
+				new HealthRules.Input(ConsumerState.RETRYING, "postlog", null, Lsn.INVALID, null, null, null, failure),
+				NO_LIMITS))
+			.isEqualTo(new HealthRules.Verdict(Status.DOWN, List.of(failure)));
+	}
+
+	@Test
+	void aCauseShowsPostlogsOwnMessageButOnlyTheClassOfAnyOther() {
+		assertThat(HealthRules.cause(new io.postlog.admin.ConnectionLostException("Replication connection lost", null)))
+			.isEqualTo("io.postlog.admin.ConnectionLostException: Replication connection lost");
+		assertThat(HealthRules.cause(new IllegalStateException("customer 'Alice' not found")))
+			.isEqualTo("java.lang.IllegalStateException");
+	}
+
+	@Test
+	void theReadingDetailSaysWhetherTheSlotsValuesAreCurrentAndHowOldTheyAre() {
+		Instant contact = Instant.parse("2026-01-01T10:00:00Z");
+		assertThat(HealthRules.reading(contact, null, contact.plusMillis(1500)))
+			.containsExactly(entry("status", "available"), entry("age", "PT1.5S"));
+		assertThat(HealthRules.reading(contact, "Could not read replication slot 'postlog'", contact.plusSeconds(20)))
+			.containsExactly(entry("status", "unavailable"),
+					entry("reason", "Could not read replication slot 'postlog'"), entry("age", "PT20S"));
+		assertThat(HealthRules.reading(null, "not read", contact)).containsExactly(entry("status", "unavailable"),
+				entry("reason", "not read"));
 	}
 
 	private static HealthRules.Verdict evaluate(ConsumerState state, SlotInfo slot, ReplicationSettings settings,

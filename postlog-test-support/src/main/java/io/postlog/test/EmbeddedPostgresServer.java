@@ -184,6 +184,34 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	}
 
 	/**
+	 * Stops the server the way an operator does ({@code pg_ctl stop -m fast}) and waits
+	 * until it is down, for at most {@code timeout}; {@link #startAgain()} starts it
+	 * again.
+	 * @param timeout the longest to wait, in whole seconds (at least one)
+	 * @return how long the server took to stop
+	 * @throws IllegalStateException if it did not stop within the timeout
+	 */
+	public synchronized Duration stopFast(Duration timeout) {
+		long started = System.nanoTime();
+		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "fast", "-w", "-t",
+				Long.toString(Math.max(1, timeout.toSeconds())), "stop"));
+		this.running = false;
+		Duration took = Duration.ofNanos(System.nanoTime() - started);
+		logger.info("PostgreSQL on port {} stopped (fast) in {} ms", this.port, took.toMillis());
+		return took;
+	}
+
+	/**
+	 * Starts a server stopped with {@link #stopFast(Duration)} again, on the same port
+	 * and data directory.
+	 */
+	public synchronized void startAgain() {
+		pgCtlStart();
+		this.running = true;
+		logger.info("PostgreSQL on port {} started again", this.port);
+	}
+
+	/**
 	 * Stops the server the way a crash would ({@code pg_ctl stop -m immediate}): no
 	 * shutdown checkpoint, connections cut. {@link #close()} still removes its files.
 	 */

@@ -61,6 +61,13 @@ import org.slf4j.LoggerFactory;
  * position again (meanwhile {@code pg_stat_replication.flush_lsn} shows null and a
  * walsender named in {@code synchronous_standby_names} does not count as synchronous).
  * <p>
+ * The bound: the keepalive is answered as soon as the owner reads the stream, which the
+ * consumer's reader does within its poll unless its read-ahead is full (then the shutdown
+ * waits until the delivery thread makes room). {@code ServerShutdownIntegrationTests}
+ * measured {@code pg_ctl stop -m fast} at 0.1 to 0.4 s on PostgreSQL 10, 17 and 18 while
+ * a listener slept, wrote to the stopping server or held an acknowledgement, and asserts
+ * under 5 s.
+ * <p>
  * <b>A closed connection.</b> pgjdbc takes the end of the socket's stream for "no data
  * yet"; the {@link SocketProbe} under the connection sees it, and {@link #read} then
  * fails with {@link ConnectionLostException} at once.

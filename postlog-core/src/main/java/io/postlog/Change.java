@@ -58,7 +58,9 @@ public record Change(Operation operation, TableId table, @Nullable Row before, @
 
 	/**
 	 * Returns the row that identifies the changed row: {@link #after()} when present,
-	 * else {@link #before()}.
+	 * else {@link #before()}. For a {@code DELETE} that is the old row, which holds only
+	 * the replica-identity key columns unless the table has {@code REPLICA IDENTITY FULL}
+	 * ({@link Row#isKeyOnly()}): read other columns with {@link Row#find(String)}.
 	 * @return the row, or {@code null} for truncates
 	 */
 	public @Nullable Row row() {

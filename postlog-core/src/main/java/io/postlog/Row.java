@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,6 +16,12 @@ import org.jspecify.annotations.Nullable;
  * thread-safe. A value is {@code null} for SQL {@code NULL} and
  * {@link UnchangedToast#INSTANCE} for a TOASTed value the server did not resend.
  * {@link #toString()} names the columns but prints no values.
+ * <p>
+ * A row need not hold every column of its table: the old image of a {@code DELETE} (and
+ * of an {@code UPDATE} that changed the key) holds only the replica-identity key columns
+ * unless the table has {@code REPLICA IDENTITY FULL}; {@link #isKeyOnly()} says so.
+ * {@link #get(String)} fails for a column the row does not hold; {@link #find(String)}
+ * and {@link #contains(String)} read a column that may be absent.
  */
 public final class Row {
 
@@ -34,7 +41,18 @@ public final class Row {
 	 * @return the layout
 	 */
 	public static Columns columns(List<String> names) {
-		return new Columns(names);
+		return new Columns(names, null);
+	}
+
+	/**
+	 * Returns the column layout of a key-only image: the replica-identity key columns of
+	 * a table, whose other columns the image leaves out.
+	 * @param keyNames the key column names in table order
+	 * @param tableNames every column name of the table, in table order
+	 * @return the layout
+	 */
+	public static Columns keyColumns(List<String> keyNames, List<String> tableNames) {
+		return new Columns(keyNames, List.copyOf(tableNames));
 	}
 
 	/**
@@ -73,7 +91,7 @@ public final class Row {
 	 * @return the row
 	 */
 	public static Row of(Map<String, ?> values) {
-		return new Row(new Columns(List.copyOf(values.keySet())), values.values().toArray());
+		return new Row(new Columns(List.copyOf(values.keySet()), null), values.values().toArray());
 	}
 
 	/**
@@ -94,10 +112,33 @@ public final class Row {
 	}
 
 	/**
+	 * Returns whether this row is a key-only image: the old row of a {@code DELETE}, or
+	 * of an {@code UPDATE} that changed the key, on a table without
+	 * {@code REPLICA IDENTITY FULL}, which holds only the replica-identity key columns.
+	 * @return {@code true} if the row holds the key columns only
+	 */
+	public boolean isKeyOnly() {
+		return this.columns.tableNames != null;
+	}
+
+	/**
+	 * Returns a column's value, if the row holds the column: a lookup that a key-only
+	 * image ({@link #isKeyOnly()}) does not make fail.
+	 * @param column the column name
+	 * @return the value, or empty when the row does not hold the column or its value is
+	 * SQL {@code NULL} ({@link #contains(String)} tells the two apart)
+	 */
+	public Optional<Object> find(String column) {
+		Integer index = this.columns.indexes.get(column);
+		return (index != null) ? Optional.ofNullable(this.values[index]) : Optional.empty();
+	}
+
+	/**
 	 * Returns a column's value.
 	 * @param column the column name
 	 * @return the value, {@code null} for SQL {@code NULL}
-	 * @throws IllegalArgumentException if the row has no such column
+	 * @throws IllegalArgumentException if the row has no such column; for a key-only
+	 * image ({@link #isKeyOnly()}) the message explains that the column was left out
 	 */
 	public @Nullable Object get(String column) {
 		return this.values[index(column)];
@@ -148,6 +189,14 @@ public final class Row {
 	private int index(String column) {
 		Integer index = this.columns.indexes.get(column);
 		if (index == null) {
+			List<String> tableNames = this.columns.tableNames;
+			if (tableNames != null && tableNames.contains(column)) {
+				throw new IllegalArgumentException("Column '" + column + "' is not in this key-only row image (columns "
+						+ this.columns.names + "): a DELETE (or an UPDATE's before image) carries only the "
+						+ "replica-identity key columns unless the table has REPLICA IDENTITY FULL; use Row.find or "
+						+ "Row.contains for a column that may be absent, or Change.before() of a table with "
+						+ "REPLICA IDENTITY FULL for the whole old row");
+			}
 			throw new IllegalArgumentException("No column '" + column + "' in row with columns " + this.columns.names);
 		}
 		return index;
@@ -175,7 +224,8 @@ public final class Row {
 	}
 
 	/**
-	 * The column names of a table, shared by its rows. Immutable.
+	 * The column names of a table, or of its key-only images, shared by its rows.
+	 * Immutable.
 	 */
 	public static final class Columns {
 
@@ -183,7 +233,11 @@ public final class Row {
 
 		private final Map<String, Integer> indexes;
 
-		private Columns(List<String> names) {
+		/** Every column of the table when these are a key-only image's, else null. */
+		private final @Nullable List<String> tableNames;
+
+		private Columns(List<String> names, @Nullable List<String> tableNames) {
+			this.tableNames = tableNames;
 			this.names = List.copyOf(names);
 			Map<String, Integer> indexes = new HashMap<>();
 			for (int i = 0; i < this.names.size(); i++) {

@@ -96,7 +96,9 @@ public final class ReplicationConsumer {
 	 * Sets up the slot and publication as configured and starts streaming in the
 	 * background.
 	 * @throws io.postlog.PostlogException if set-up fails (the consumer is then
-	 * {@code FAILED}); nothing is left half-created that the fault makes unsafe
+	 * {@code FAILED}); nothing is left half-created that the fault makes unsafe; a
+	 * {@link SpillDirectoryException} if streaming may spill and its directory is not
+	 * usable, before anything is set up
 	 * @throws IllegalStateException if the consumer was started or stopped before
 	 */
 	public void start() {
@@ -112,6 +114,7 @@ public final class ReplicationConsumer {
 			this.states.moveTo(ConsumerState.STARTING, null);
 			ConsumerSetup.Result setup;
 			try {
+				checkSpillDirectory();
 				setup = new ConsumerSetup(this.config).run();
 			}
 			catch (RuntimeException ex) {
@@ -138,6 +141,17 @@ public final class ReplicationConsumer {
 			}
 			this.contract = delivery;
 			delivery.start();
+		}
+	}
+
+	/**
+	 * Finds an unusable spill directory at start, not at the first spill, which may come
+	 * days later with the first large transaction.
+	 */
+	private void checkSpillDirectory() {
+		StreamingOptions streaming = this.config.streaming();
+		if (streaming != null && streaming.maxSpill() > 0) {
+			SpillDirectory.check(streaming.spillDirectory());
 		}
 	}
 

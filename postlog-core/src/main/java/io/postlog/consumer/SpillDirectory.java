@@ -76,6 +76,37 @@ final class SpillDirectory implements AutoCloseable {
 	}
 
 	/**
+	 * Checks that a spill root is usable, as the first spill will need it: a directory
+	 * that exists or can be created (it is created here then, readable by the owner only
+	 * where the file system has POSIX permissions), in which this process can create
+	 * files (a file is created and deleted again).
+	 * @param root the shared root
+	 * @throws SpillDirectoryException naming the path and the reason if it is not usable
+	 */
+	static void check(Path root) {
+		Path directory = root.toAbsolutePath();
+		if (Files.exists(directory) && !Files.isDirectory(directory)) {
+			throw new SpillDirectoryException(directory, "it exists and is not a directory", null);
+		}
+		boolean posix = directory.getFileSystem().supportedFileAttributeViews().contains("posix");
+		try {
+			Files.createDirectories(directory,
+					posix ? new FileAttribute<?>[] {
+							PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")) }
+							: new FileAttribute<?>[0]);
+		}
+		catch (IOException ex) {
+			throw new SpillDirectoryException(directory, "it does not exist and cannot be created (" + ex + ")", ex);
+		}
+		try {
+			Files.delete(Files.createTempFile(directory, ".postlog-check-", ".tmp"));
+		}
+		catch (IOException ex) {
+			throw new SpillDirectoryException(directory, "this process cannot create files in it (" + ex + ")", ex);
+		}
+	}
+
+	/**
 	 * Creates a new, empty spill file, readable and writable by the owner only.
 	 * @param xid the transaction it is for, for its name
 	 * @return the open channel, positioned at 0

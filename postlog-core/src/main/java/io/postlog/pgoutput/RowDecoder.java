@@ -249,7 +249,7 @@ public final class RowDecoder {
 				this.decoders[i] = types.decoderFor(column.typeOid());
 			}
 			this.allColumns = Row.columns(names);
-			this.keyColumns = Row.columns(keyNames);
+			this.keyColumns = Row.keyColumns(keyNames, names);
 			this.keyIndexes = Arrays.copyOf(keys, keyNames.size());
 			char identity = relation.replicaIdentity();
 			this.routesByKey = (identity == 'd' || identity == 'i') && this.keyIndexes.length > 0;

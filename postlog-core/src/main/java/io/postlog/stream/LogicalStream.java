@@ -17,8 +17,10 @@ public interface LogicalStream extends AutoCloseable {
 
 	/**
 	 * Returns the next message's payload (one output plugin message, for pgoutput one
-	 * protocol message), waiting at most {@code timeout}. Keepalives the server asks to
-	 * be answered are answered inside, with the acknowledged position.
+	 * protocol message), waiting at most {@code timeout}. Keepalives are answered inside,
+	 * with the acknowledged position; one that asks for a reply while the acknowledged
+	 * position is behind what was received is answered without a flushed position, so
+	 * that a stopping server's walsender can exit (the slot does not move).
 	 * @param timeout the longest time to wait
 	 * @return the payload, valid until the next call, or {@code null} if none arrived
 	 * @throws io.postlog.admin.ConnectionLostException if the server closed the

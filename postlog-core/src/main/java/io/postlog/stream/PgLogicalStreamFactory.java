@@ -5,13 +5,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
+import java.util.StringJoiner;
 import java.util.regex.Pattern;
 
 import io.postlog.Lsn;
+import io.postlog.PostlogException;
 import io.postlog.admin.ConnectionLostException;
 import io.postlog.admin.InvalidIdentifierException;
 import io.postlog.admin.PgErrors;
@@ -19,20 +19,18 @@ import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.SlotInUseException;
 import org.postgresql.PGConnection;
 import org.postgresql.PGProperty;
-import org.postgresql.replication.LogSequenceNumber;
-import org.postgresql.replication.PGReplicationStream;
+import org.postgresql.copy.CopyDual;
 import org.postgresql.replication.ReplicationSlotInfo;
-import org.postgresql.replication.fluent.logical.ChainedLogicalStreamBuilder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Opens logical streams of any output plugin with pgjdbc's replication API, each on a
- * fresh connection from a {@link ReplicationConnectionFactory} whose
- * {@link SessionSettings} are pinned right after it connects, so that no server, database
- * or role default changes the text a plugin prints. Automatic flushing and pgjdbc's
- * status timer are off: the server learns an acknowledged position only when the stream's
- * owner sends status. Thread-safe as far as the connection factory is.
+ * Opens logical streams of any output plugin ({@code START_REPLICATION} over pgjdbc's
+ * copy API, a temporary slot made with its replication API), each on a fresh connection
+ * from a {@link ReplicationConnectionFactory} whose {@link SessionSettings} are pinned
+ * right after it connects, so that no server, database or role default changes the text a
+ * plugin prints. The server learns an acknowledged position only when the stream's owner
+ * sends status. Thread-safe as far as the connection factory is.
  * <p>
  * Time bounds: connecting and logging in take at most the connect timeout (pgjdbc's
  * {@code connectTimeout} and {@code loginTimeout}), and so does
@@ -76,8 +74,8 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 
 	@Override
 	public LogicalStream open(StreamRequest request) {
-		// pgjdbc pastes the slot name, the plugin and the option values into
-		// CREATE_REPLICATION_SLOT and START_REPLICATION unquoted: check them before
+		// The slot name, the plugin and the option values go into
+		// CREATE_REPLICATION_SLOT and START_REPLICATION unescaped: check them before
 		// anything reaches the server.
 		String slotName = PgIdentifiers.requireSlotName(request.slotName());
 		requirePastable(request);
@@ -105,20 +103,14 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 					.make();
 				created = Lsn.of(slot.getConsistentPoint().asLong());
 			}
-			ChainedLogicalStreamBuilder builder = pgConnection.getReplicationAPI()
-				.replicationStream()
-				.logical()
-				.withSlotName(slotName)
-				.withStartPosition(LogSequenceNumber.valueOf(request.startLsn().value()))
-				.withStatusInterval(0, TimeUnit.MILLISECONDS)
-				.withAutomaticFlush(false);
-			for (Map.Entry<String, String> option : request.options().entrySet()) {
-				builder = builder.withSlotOption(option.getKey(), option.getValue());
-			}
 			connection.setNetworkTimeout(null, timeoutMillis());
-			PGReplicationStream stream = builder.start();
+			CopyDual copy = pgConnection.getCopyAPI().copyDual(startReplication(slotName, request));
 			connection.setNetworkTimeout(null, 0);
-			return new PgLogicalStream(slotName, connection, stream, probe, serverTimeout, created);
+			if (copy == null) {
+				throw new PostlogException(
+						"START_REPLICATION for slot '" + slotName + "' did not start streaming (no CopyBothResponse)");
+			}
+			return new PgLogicalStream(slotName, connection, copy, request.startLsn(), probe, serverTimeout, created);
 		}
 		catch (SQLException ex) {
 			closeQuietly(connection, probe);
@@ -129,6 +121,23 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 			closeQuietly(connection, probe);
 			throw ex;
 		}
+	}
+
+	/**
+	 * Builds {@code START_REPLICATION} as pgjdbc's replication API did: the slot name and
+	 * plugin options were checked by {@link #requirePastable} and
+	 * {@link PgIdentifiers#requireSlotName}.
+	 */
+	private static String startReplication(String slotName, StreamRequest request) {
+		StringBuilder command = new StringBuilder("START_REPLICATION SLOT ").append(slotName)
+			.append(" LOGICAL ")
+			.append(request.startLsn());
+		if (!request.options().isEmpty()) {
+			StringJoiner options = new StringJoiner(", ", " (", ")");
+			request.options().forEach((name, value) -> options.add('"' + name + "\" '" + value + '\''));
+			command.append(options);
+		}
+		return command.toString();
 	}
 
 	private Properties driverProperties(SocketProbe probe) {
@@ -169,7 +178,7 @@ public final class PgLogicalStreamFactory implements LogicalStreamFactory {
 	}
 
 	/**
-	 * Checks what pgjdbc pastes into the replication commands: the plugin as a bare word,
+	 * Checks what is pasted into the replication commands: the plugin as a bare word,
 	 * option names in double quotes and values in single quotes, neither escaped.
 	 */
 	private static void requirePastable(StreamRequest request) {

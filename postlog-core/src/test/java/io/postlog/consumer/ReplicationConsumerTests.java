@@ -1,6 +1,8 @@
 package io.postlog.consumer;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +25,7 @@ import io.postlog.pgoutput.PgOutputWriter;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -290,6 +293,18 @@ class ReplicationConsumerTests {
 		assertThatExceptionOfType(ReplicationConsumerException.class)
 			.isThrownBy(() -> ReplicationConsumer.builder().changeHandler(this.changes::add).build())
 			.withMessageContaining("jdbcUrl");
+	}
+
+	@Test
+	void unusableSpillDirectoryFailsStartBeforeAnythingIsSetUp(@TempDir Path directory) throws Exception {
+		Path file = Files.writeString(directory.resolve("spill"), "not a directory");
+		ReplicationConsumer consumer = builder().streaming(1024, file, 1 << 20)
+			.changeHandler(this.changes::add)
+			.build();
+		this.consumers.add(consumer);
+		assertThatExceptionOfType(SpillDirectoryException.class).isThrownBy(consumer::start)
+			.withMessage("Spill directory " + file + " cannot be used: it exists and is not a directory");
+		assertThat(consumer.state()).isEqualTo(ConsumerState.FAILED);
 	}
 
 	private ReplicationConsumer.Builder builder() {

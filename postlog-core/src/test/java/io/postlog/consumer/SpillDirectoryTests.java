@@ -17,6 +17,7 @@ import static io.postlog.consumer.StreamMessages.block;
 import static io.postlog.consumer.StreamMessages.insert;
 import static io.postlog.consumer.StreamMessages.relation;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Spill directories under a shared root: a new stream removes what stopped consumers left
@@ -29,6 +30,30 @@ class SpillDirectoryTests {
 
 	private StreamedTransactions streams(String label) {
 		return new StreamedTransactions(new StreamingOptions(0, this.root, 1 << 20), label);
+	}
+
+	@Test
+	void checkCreatesAMissingRootAndLeavesItEmpty() {
+		Path missing = this.root.resolve("a").resolve("spill");
+		SpillDirectory.check(missing);
+		assertThat(missing).isEmptyDirectory();
+	}
+
+	@Test
+	void checkRefusesARegularFileNamingPathAndReason() throws IOException {
+		Path file = Files.writeString(this.root.resolve("spill"), "not a directory");
+		assertThatExceptionOfType(SpillDirectoryException.class).isThrownBy(() -> SpillDirectory.check(file))
+			.withMessage("Spill directory " + file + " cannot be used: it exists and is not a directory")
+			.satisfies((ex) -> assertThat(ex.directory()).isEqualTo(file));
+	}
+
+	@Test
+	void checkRefusesADirectoryThatCannotBeCreated() throws IOException {
+		Path file = Files.writeString(this.root.resolve("file"), "not a directory");
+		Path under = file.resolve("spill");
+		assertThatExceptionOfType(SpillDirectoryException.class).isThrownBy(() -> SpillDirectory.check(under))
+			.withMessageStartingWith(
+					"Spill directory " + under + " cannot be used: it does not exist and cannot be " + "created (");
 	}
 
 	@Test

@@ -61,6 +61,22 @@ class RowDecoderTests {
 		this.decoder.relation(ORDERS_RELATION);
 		Row row = this.decoder.oldRow(ORDERS, tuple(text("7"), TupleValue.NULL, TupleValue.NULL, text("3")), true);
 		assertThat(row.asMap()).containsExactly(entry("id", 7L), entry("region", 3));
+		assertThat(row.isKeyOnly()).isTrue();
+	}
+
+	@Test
+	void keyOnlyOldImageExplainsAColumnItLeftOut() {
+		this.decoder.relation(ORDERS_RELATION);
+		Row row = this.decoder.oldRow(ORDERS, tuple(text("7"), TupleValue.NULL, TupleValue.NULL, text("3")), true);
+		assertThat(row.find("note")).isEmpty();
+		assertThat(row.find("id")).contains(7L);
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> row.get("note"))
+			.withMessage("Column 'note' is not in this key-only row image (columns [id, region]): a DELETE (or an "
+					+ "UPDATE's before image) carries only the replica-identity key columns unless the table has "
+					+ "REPLICA IDENTITY FULL; use Row.find or Row.contains for a column that may be absent, or "
+					+ "Change.before() of a table with REPLICA IDENTITY FULL for the whole old row");
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> row.get("nope"))
+			.withMessage("No column 'nope' in row with columns [id, region]");
 	}
 
 	@Test
@@ -69,6 +85,7 @@ class RowDecoderTests {
 		Row row = this.decoder.oldRow(ORDERS, tuple(text("7"), text("old"), TupleValue.NULL, text("3")), false);
 		assertThat(row.columns()).containsExactly("id", "note", "placed_at", "region");
 		assertThat(row.get("note")).isEqualTo("old");
+		assertThat(row.isKeyOnly()).isFalse();
 	}
 
 	@Test

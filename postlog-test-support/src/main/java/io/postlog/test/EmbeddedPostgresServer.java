@@ -185,18 +185,34 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
 	/**
 	 * Stops the server cleanly ({@code pg_ctl stop -m fast}: connections are ended, a
-	 * shutdown checkpoint written) for an outage; {@link #startAgain()} ends it.
-	 * {@link #close()} still removes its files.
+	 * shutdown checkpoint written) for an outage, waiting at most 60 s;
+	 * {@link #startAgain()} ends it. {@link #close()} still removes its files.
 	 */
-	public synchronized void stop() {
-		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "fast", "-w", "-t", "60", "stop"));
-		this.running = false;
-		logger.info("PostgreSQL on port {} stopped", this.port);
+	public void stop() {
+		stopFast(Duration.ofSeconds(60));
 	}
 
 	/**
-	 * Starts a server that {@link #stop()} stopped, on the same port and data directory,
-	 * and returns once it accepts connections.
+	 * Stops the server the way an operator does ({@code pg_ctl stop -m fast}) and waits
+	 * until it is down, for at most {@code timeout}; {@link #startAgain()} starts it
+	 * again.
+	 * @param timeout the longest to wait, in whole seconds (at least one)
+	 * @return how long the server took to stop
+	 * @throws IllegalStateException if it did not stop within the timeout
+	 */
+	public synchronized Duration stopFast(Duration timeout) {
+		long started = System.nanoTime();
+		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "fast", "-w", "-t",
+				Long.toString(Math.max(1, timeout.toSeconds())), "stop"));
+		this.running = false;
+		Duration took = Duration.ofNanos(System.nanoTime() - started);
+		logger.info("PostgreSQL on port {} stopped (fast) in {} ms", this.port, took.toMillis());
+		return took;
+	}
+
+	/**
+	 * Starts a server stopped with {@link #stop()} or {@link #stopFast(Duration)} again,
+	 * on the same port and data directory, and returns once it accepts connections.
 	 */
 	public synchronized void startAgain() {
 		pgCtlStart();

@@ -1,5 +1,7 @@
 package io.postlog.spring.boot.autoconfigure;
 
+import java.nio.file.Path;
+
 import io.postlog.TableId;
 import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.InvalidIdentifierException;
@@ -8,6 +10,7 @@ import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotNotFoundException;
 import io.postlog.admin.SlotPluginMismatchException;
 import io.postlog.admin.WalLevelException;
+import io.postlog.consumer.SpillDirectoryException;
 import io.postlog.spring.ListenerBindingException;
 import io.postlog.spring.ListenerTableNotFoundException;
 import io.postlog.spring.ReplicaIdentityMissingException;
@@ -141,6 +144,18 @@ class FailureAnalyzersTests {
 				new SlotPluginMismatchException(slot, "pgoutput", "app"));
 		assertThat(analysis.getDescription()).contains("another output plugin");
 		assertThat(analysis.getAction()).contains("pg_drop_replication_slot");
+	}
+
+	@Test
+	void unusableSpillDirectoryNamesThePathTheReasonAndTheProperty() {
+		Path directory = Path.of("/srv/app/spill");
+		FailureAnalysis analysis = analyze(new SpillDirectoryFailureAnalyzer(),
+				new SpillDirectoryException(directory, "it exists and is not a directory", null));
+		assertThat(analysis.getDescription()).isEqualTo("postlog.streaming.enabled=true spills large in-progress "
+				+ "transactions to disk, but spill directory /srv/app/spill cannot be used: it exists and is not a "
+				+ "directory.");
+		assertThat(analysis.getAction()).startsWith("Point postlog.streaming.spill-directory at a directory")
+			.contains("postlog.streaming.max-spill=0");
 	}
 
 	private static FailureAnalysis analyze(FailureAnalyzer analyzer, Exception cause) {

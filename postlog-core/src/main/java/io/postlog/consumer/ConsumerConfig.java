@@ -161,6 +161,15 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 				}
 			}
 		}
+		if (slotLifecycle == SlotLifecycle.TEMPORARY) {
+			for (Subscription subscription : subscriptions) {
+				if (!subscription.autoStartup()) {
+					throw new ReplicationConsumerException("Subscription '" + subscription.id() + "' does not start "
+							+ "with the consumer, which a temporary slot cannot allow: it keeps no position across "
+							+ "sessions for the subscription to start from; use a permanent slot");
+				}
+			}
+		}
 		positive(unacknowledgedWarning, "unacknowledgedWarning");
 	}
 

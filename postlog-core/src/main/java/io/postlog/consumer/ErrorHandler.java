@@ -9,9 +9,10 @@ package io.postlog.consumer;
  * is confirmed no further than the failed transaction, which the subscription receives
  * again when it is started. Throwing fails the whole consumer ({@code FAILED}) instead
  * where one subscription cannot hold a position of its own: with a transactional
- * {@link CheckpointStore} (one checkpoint for every subscription), and for rows of an
- * initial snapshot or a backfill (which the stream does not send again). Called on the
- * thread that ran the handler, once per exhausted change.
+ * {@link CheckpointStore} (one checkpoint for every subscription), on a temporary slot
+ * (which keeps no position across sessions), and for rows of an initial snapshot or a
+ * backfill (which the stream does not send again). Called on the thread that ran the
+ * handler, once per exhausted change.
  */
 @FunctionalInterface
 public interface ErrorHandler {

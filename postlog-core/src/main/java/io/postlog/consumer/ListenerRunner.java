@@ -259,7 +259,7 @@ final class ListenerRunner {
 					exhausted.transaction(), exhausted.logicalMessage(), exhausted.getCause());
 			stop.addSuppressed(ex);
 		}
-		if (entry == null || entry.rows) {
+		if (entry == null || entry.rows || !this.control.independent()) {
 			throw stop;
 		}
 		this.control.failed(stop, entry.commitLsn, this.window);

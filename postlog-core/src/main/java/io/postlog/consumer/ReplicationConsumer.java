@@ -81,7 +81,7 @@ public final class ReplicationConsumer {
 		this.window = new AckWindow(config.listener(), config.slotName());
 		this.spill = new StreamingSpill(config.listener());
 		this.controls = new SubscriptionControls(config.subscriptions(), config.slotName(),
-				!config.checkpointStore().transactional(), config.listener());
+				!config.checkpointStore().transactional() && !config.temporary(), config.listener());
 	}
 
 	/**

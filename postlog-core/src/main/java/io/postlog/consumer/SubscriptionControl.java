@@ -21,9 +21,9 @@ import org.jspecify.annotations.Nullable;
  * back-off. Requests made before {@link ReplicationConsumer#start()} apply from the first
  * transaction. Rows of an initial snapshot or a backfill are not kept for a subscription
  * that is not running while they are delivered. With a transactional
- * {@link CheckpointStore}, whose one checkpoint covers every subscription, requests are
- * refused with an {@link IllegalStateException}. Thread-safe: every method may be called
- * from any thread.
+ * {@link CheckpointStore}, whose one checkpoint covers every subscription, and on a
+ * temporary slot, which keeps no position across sessions, requests are refused with an
+ * {@link IllegalStateException}. Thread-safe: every method may be called from any thread.
  */
 public final class SubscriptionControl {
 
@@ -173,6 +173,15 @@ public final class SubscriptionControl {
 
 	boolean delivering() {
 		return this.delivering;
+	}
+
+	/**
+	 * Returns whether this subscription can hold a position of its own, and so stop
+	 * alone.
+	 * @return {@code false} with a transactional checkpoint store or a temporary slot
+	 */
+	boolean independent() {
+		return this.owner.independent();
 	}
 
 	/** Called by the window, under its lock. */

@@ -29,7 +29,9 @@ final class SubscriptionControls {
 
 	/**
 	 * Whether a subscription can hold a position of its own: not with a transactional
-	 * checkpoint store, whose one checkpoint covers every subscription.
+	 * checkpoint store, whose one checkpoint covers every subscription, nor on a
+	 * temporary slot, which a new session (the start of a held subscription) would create
+	 * anew past it.
 	 */
 	private final boolean independent;
 
@@ -83,8 +85,13 @@ final class SubscriptionControls {
 		if (!this.independent) {
 			throw new IllegalStateException("Subscription '" + id + "' of slot " + this.slotName + " cannot be "
 					+ "started, stopped or paused alone: a transactional checkpoint store keeps one position for "
-					+ "every subscription; stop the consumer instead");
+					+ "every subscription, and a temporary slot keeps none across sessions; stop the consumer "
+					+ "instead");
 		}
+	}
+
+	boolean independent() {
+		return this.independent;
 	}
 
 	/**

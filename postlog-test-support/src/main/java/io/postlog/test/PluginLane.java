@@ -3,8 +3,14 @@ package io.postlog.test;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -34,6 +40,11 @@ public final class PluginLane {
 	private static final Logger logger = LoggerFactory.getLogger(PluginLane.class);
 
 	private static final String OS_USER = "postgres";
+
+	private static final String OUTPUT_PLUGINS = "output_plugin_libraries";
+
+	/** A list of quoted names: one quoted string with commas would be one name. */
+	private static final String ALLOWED_PLUGINS = "'pgoutput', 'test_decoding', 'wal2json', 'pglogical_output'";
 
 	private static @Nullable EmbeddedPostgresServer server;
 
@@ -80,9 +91,41 @@ public final class PluginLane {
 				builder.osUser(OS_USER);
 			}
 			server = builder.start();
+			allowOutputPlugins(server);
 			logger.info("Plugin lane: PostgreSQL {} from {}", server.setting("server_version"), INSTALLATION);
 		}
 		return server;
+	}
+
+	/**
+	 * Lets replication users name the plugins of the lane where the server restricts
+	 * output plugins ({@code output_plugin_libraries}, which minor releases from 2026 on
+	 * add, by default {@code pgoutput, test_decoding}); older minor releases have no such
+	 * setting and allow every plugin.
+	 */
+	private static void allowOutputPlugins(EmbeddedPostgresServer server) {
+		try (Connection connection = server.connect("postgres"); Statement statement = connection.createStatement()) {
+			try (ResultSet known = statement
+				.executeQuery("SELECT 1 FROM pg_settings WHERE name = '" + OUTPUT_PLUGINS + "'")) {
+				if (!known.next()) {
+					return;
+				}
+			}
+			statement.execute("ALTER SYSTEM SET " + OUTPUT_PLUGINS + " = " + ALLOWED_PLUGINS);
+			statement.execute("SELECT pg_reload_conf()");
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Plugin lane: could not allow its output plugins", ex);
+		}
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+		while (!server.setting(OUTPUT_PLUGINS).contains("wal2json")) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Plugin lane: the server did not take " + OUTPUT_PLUGINS + " = "
+						+ ALLOWED_PLUGINS + " within 10 s");
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+		}
+		logger.info("Plugin lane: {} = {}", OUTPUT_PLUGINS, ALLOWED_PLUGINS);
 	}
 
 	private static boolean osUserExists() {

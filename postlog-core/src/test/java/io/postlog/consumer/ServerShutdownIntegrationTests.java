@@ -23,6 +23,7 @@ import io.postlog.test.PostgresDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,6 +36,7 @@ import static org.awaitility.Awaitility.await;
  * listener (duplicates allowed). Each test prints the shutdown time it measured. The
  * test's own server is stopped and started again.
  */
+@Tag("matrix")
 class ServerShutdownIntegrationTests {
 
 	/** The bound a fast shutdown must keep while a consumer holds work. */

@@ -62,8 +62,13 @@ import org.slf4j.LoggerFactory;
  * every subscription: {@link Heartbeats} reports them to the heartbeat monitor, which
  * also hears of every stream start.</li>
  * <li><b>Handler failure</b> is retried for that subscription alone
- * ({@link ListenerRunner}), then its {@link ErrorHandler} decides; by default the
- * consumer is {@code FAILED} ({@link #fail}). {@code STANDBY} uses no attempts.</li>
+ * ({@link ListenerRunner}), then its {@link ErrorHandler} decides; by default that
+ * subscription stops alone ({@link SubscriptionControl}): the {@link AckWindow} holds at
+ * its position while the others go on, and a start streams again from there. Where one
+ * subscription cannot hold a position (a transactional store, a temporary slot, snapshot
+ * and backfill rows) the consumer is {@code FAILED} ({@link #fail}). A handler's own
+ * exception is never taken for connection loss, whatever its SQLState
+ * ({@link #classify}). {@code STANDBY} uses no attempts.</li>
  * <li><b>Connection loss</b> ({@link ConnectionLostException}, see {@link #classify})
  * reconnects with the {@link ReconnectPolicy reconnect policy}'s capped back-off,
  * forever; a closed connection is seen by the stream's socket probe, a silent one by the

@@ -17,7 +17,10 @@ import org.slf4j.LoggerFactory;
  * failures to itself: a failed call is logged once with the subscription, table,
  * operation, commit LSN and change id and the handler's exception, and retried alone with
  * the policy's back-off; when attempts run out the subscription's {@link ErrorHandler}
- * decides whether to skip or to fail the consumer. Anything a handler throws counts as a
+ * decides whether to skip, or to stop the subscription alone (its
+ * {@link SubscriptionControl} holds the window at what failed; where it cannot hold a
+ * position of its own the consumer fails). A subscription that is not running is not
+ * called for what is at or past its position. Anything a handler throws counts as a
  * failure of that call, {@link Error}s included, except an {@link OutOfMemoryError} (or
  * another {@link VirtualMachineError} that is no stack overflow), after which nothing in
  * the JVM can be trusted: it fails the consumer at once. A handler that returns with its

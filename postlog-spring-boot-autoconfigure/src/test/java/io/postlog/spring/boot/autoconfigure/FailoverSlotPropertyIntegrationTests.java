@@ -1,6 +1,7 @@
 package io.postlog.spring.boot.autoconfigure;
 
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,7 +20,6 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -27,6 +27,7 @@ import org.springframework.context.annotation.Bean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@code postlog.slot.failover=true} creates the slot with failover on 17+ (and health
@@ -60,10 +61,12 @@ class FailoverSlotPropertyIntegrationTests {
 			assertThat(slot.failover()).isTrue();
 			assertThat(new ReplicationAdmin(connection).publicationTables("postlog")).extracting(Object::toString)
 				.containsExactly("public.orders");
-			Health health = ((PostlogHealthIndicator) context.getBean(PostlogHealthContributor.class)
-				.getContributor("default")).health(true);
-			assertThat(health.getDetails().get("failover"))
-				.hasToString("{enabled=true, synchronizedStandbySlots=, " + "ready=false}");
+			PostlogHealthIndicator indicator = (PostlogHealthIndicator) context.getBean(PostlogHealthContributor.class)
+				.getContributor("default");
+			// Health reads the background poller's reading, taken anew within a second.
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(indicator.health(true).getDetails().get("failover"))
+					.hasToString("{enabled=true, synchronizedStandbySlots=, " + "ready=false}"));
 		}
 	}
 

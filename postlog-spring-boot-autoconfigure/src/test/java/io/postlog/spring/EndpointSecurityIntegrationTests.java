@@ -15,6 +15,7 @@ import io.postlog.Change;
 import io.postlog.Operation;
 import io.postlog.Row;
 import io.postlog.consumer.ConsumerState;
+import io.postlog.consumer.SubscriptionState;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.Test;
@@ -104,19 +105,19 @@ class EndpointSecurityIntegrationTests {
 		database.execute("CREATE TABLE IF NOT EXISTS sec_cards (id int PRIMARY KEY, card text NOT NULL)");
 		try (ConfigurableApplicationContext context = run(database, "sec_hidden")) {
 			database.execute("INSERT INTO sec_cards VALUES (1, '" + PLANTED + "')");
-			PostlogConsumerGroup group = context.getBean(PostlogListenerRegistry.class).group("");
-			await().atMost(TIMEOUT).until(() -> group.state() == ConsumerState.FAILED);
+			PostlogListenerRegistry registry = context.getBean(PostlogListenerRegistry.class);
+			await().atMost(TIMEOUT).until(() -> registry.listener("Cards.onCard").state() == SubscriptionState.STOPPED);
 			HttpResponse<String> endpoint = get(context, "/actuator/postlog");
 			assertThat(endpoint.body()).doesNotContain(PLANTED);
 			JsonNode consumer = json(endpoint).get("consumers").get(0);
+			assertThat(consumer.get("state").asString()).isEqualTo("RUNNING");
 			JsonNode error = consumer.get("listeners").get(0).get("lastError");
 			assertThat(error.get("exception").asString()).isEqualTo(IllegalStateException.class.getName());
 			assertThat(error.has("message") && !error.get("message").isNull()).isFalse();
 			assertThat(error.get("table").asString()).isEqualTo("public.sec_cards");
-			assertThat(consumer.get("lastError").asString())
-				.startsWith("Subscription 'Cards.onCard' failed on change 0 of transaction");
+			assertThat(error.get("outcome").asString()).isEqualTo("STOPPED");
 			HttpResponse<String> health = get(context, "/actuator/health/postlog/default");
-			assertThat(health.body()).contains("\"lastError\":\"Subscription 'Cards.onCard' failed")
+			assertThat(health.body()).contains("listener 'Cards.onCard' was stopped by its error handler")
 				.doesNotContain(PLANTED);
 		}
 	}
@@ -127,8 +128,8 @@ class EndpointSecurityIntegrationTests {
 		try (ConfigurableApplicationContext context = run(database, "sec_shown",
 				"postlog.endpoint.show-exception-messages=true")) {
 			database.execute("INSERT INTO sec_cards VALUES (2, '" + PLANTED + "')");
-			PostlogConsumerGroup group = context.getBean(PostlogListenerRegistry.class).group("");
-			await().atMost(TIMEOUT).until(() -> group.state() == ConsumerState.FAILED);
+			PostlogListenerRegistry registry = context.getBean(PostlogListenerRegistry.class);
+			await().atMost(TIMEOUT).until(() -> registry.listener("Cards.onCard").state() == SubscriptionState.STOPPED);
 			JsonNode error = json(get(context, "/actuator/postlog")).get("consumers")
 				.get(0)
 				.get("listeners")

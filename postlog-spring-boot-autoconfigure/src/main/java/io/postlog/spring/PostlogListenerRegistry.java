@@ -299,6 +299,8 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		ReplicationConsumer consumer = builder.build();
 		group.started(consumer);
 		consumer.start();
+		// The slot and publication exist now: a reading taken before is out of date.
+		plan.monitor().changed();
 		return group;
 	}
 

@@ -70,6 +70,9 @@ public final class PostlogSlotMonitor {
 
 	private volatile Reading reading;
 
+	/** Whether the slot or publication changed since the last reading was asked for. */
+	private volatile boolean changed;
+
 	/**
 	 * Creates a monitor that reads the server on the caller's thread.
 	 * @param dataSource the application's data source
@@ -130,8 +133,10 @@ public final class PostlogSlotMonitor {
 			return refresh();
 		}
 		Reading current = this.reading;
-		if (current.attemptedAt() == null || current.attemptedAt().plus(FRESH).isBefore(Instant.now())) {
+		if (this.changed || current.attemptedAt() == null
+				|| current.attemptedAt().plus(FRESH).isBefore(Instant.now())) {
 			if (poller.request(this)) {
+				this.changed = false;
 				current = awaitAfter(current);
 			}
 		}
@@ -142,6 +147,15 @@ public final class PostlogSlotMonitor {
 					+ "' (no answer for " + TimeUnit.NANOSECONDS.toSeconds(waited) + " s)"));
 		}
 		return current;
+	}
+
+	/**
+	 * Marks the latest reading out of date: the slot or the publication was just set up
+	 * (a group started), so the next caller asks for a fresh reading instead of one taken
+	 * before.
+	 */
+	void changed() {
+		this.changed = true;
 	}
 
 	/**

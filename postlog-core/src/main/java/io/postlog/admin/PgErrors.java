@@ -60,6 +60,18 @@ public final class PgErrors {
 	}
 
 	/**
+	 * Returns whether a {@code CREATE ... IF NOT EXISTS} failed because another session
+	 * created the same object at the same moment: PostgreSQL checks existence before it
+	 * takes the catalog's unique index, so the loser of the race gets {@code 23505} (on
+	 * the catalog) or {@code 42P07}; running the statement again finds the object.
+	 * @param ex the failure
+	 * @return {@code true} for {@code 23505} and {@code 42P07}
+	 */
+	public static boolean isConcurrentCreation(SQLException ex) {
+		return "23505".equals(ex.getSQLState()) || "42P07".equals(ex.getSQLState());
+	}
+
+	/**
 	 * Returns whether the failure says another process uses the object.
 	 * @param ex the failure
 	 * @return {@code true} for {@code 55006}

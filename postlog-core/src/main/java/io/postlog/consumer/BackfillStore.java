@@ -13,8 +13,11 @@ import java.util.List;
 import java.util.Map;
 
 import io.postlog.TableId;
+import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Where backfills record their progress: one row per slot, backfill and table, holding
@@ -24,6 +27,8 @@ import org.jspecify.annotations.Nullable;
  * Stateless; callers pass the connection.
  */
 final class BackfillStore {
+
+	private static final Logger logger = LoggerFactory.getLogger(BackfillStore.class);
 
 	private final TableId table;
 
@@ -41,13 +46,31 @@ final class BackfillStore {
 		return this.table;
 	}
 
+	/**
+	 * Creates the progress table if it is missing; on a connection in auto-commit, so
+	 * that a creation raced by another session (a backfill submitted while the runner
+	 * resumes others) is run once more and finds the table.
+	 * @param connection the connection, in auto-commit
+	 * @throws SQLException if the table cannot be created
+	 */
 	void create(Connection connection) throws SQLException {
+		String create = "CREATE TABLE IF NOT EXISTS " + this.quoted + " (slot_name text NOT NULL,"
+				+ " backfill_id text NOT NULL, ordinal int NOT NULL, table_schema text NOT NULL,"
+				+ " table_name text NOT NULL, after_key text[], rows_done bigint NOT NULL DEFAULT 0,"
+				+ " done boolean NOT NULL DEFAULT false, updated_at timestamptz NOT NULL DEFAULT now(),"
+				+ " PRIMARY KEY (slot_name, backfill_id, ordinal))";
 		try (Statement statement = connection.createStatement()) {
-			statement.execute("CREATE TABLE IF NOT EXISTS " + this.quoted + " (slot_name text NOT NULL,"
-					+ " backfill_id text NOT NULL, ordinal int NOT NULL, table_schema text NOT NULL,"
-					+ " table_name text NOT NULL, after_key text[], rows_done bigint NOT NULL DEFAULT 0,"
-					+ " done boolean NOT NULL DEFAULT false, updated_at timestamptz NOT NULL DEFAULT now(),"
-					+ " PRIMARY KEY (slot_name, backfill_id, ordinal))");
+			try {
+				statement.execute(create);
+			}
+			catch (SQLException ex) {
+				if (!PgErrors.isConcurrentCreation(ex) || !connection.getAutoCommit()) {
+					throw ex;
+				}
+				logger.debug("Backfill progress table {} was created by another session at the same moment ({})",
+						this.table, ex.getSQLState());
+				statement.execute(create);
+			}
 		}
 	}
 

@@ -11,6 +11,7 @@ import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Row;
 import io.postlog.TableId;
+import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
 import org.jspecify.annotations.Nullable;
 
@@ -51,9 +52,19 @@ final class Watermarks {
 			return;
 		}
 		String quoted = PgIdentifiers.quote(this.table);
+		String create = "CREATE TABLE IF NOT EXISTS " + quoted
+				+ " (slot_name text PRIMARY KEY, mark text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())";
 		try (Statement statement = connection.createStatement()) {
-			statement.execute("CREATE TABLE IF NOT EXISTS " + quoted
-					+ " (slot_name text PRIMARY KEY, mark text NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())");
+			try {
+				statement.execute(create);
+			}
+			catch (SQLException ex) {
+				// Created by another session at the same moment: found when run again.
+				if (!PgErrors.isConcurrentCreation(ex) || !connection.getAutoCommit()) {
+					throw ex;
+				}
+				statement.execute(create);
+			}
 		}
 		try (PreparedStatement statement = connection.prepareStatement("SELECT p.puballtables, EXISTS (SELECT 1 FROM"
 				+ " pg_catalog.pg_publication_tables t WHERE t.pubname = p.pubname AND t.schemaname = ?"

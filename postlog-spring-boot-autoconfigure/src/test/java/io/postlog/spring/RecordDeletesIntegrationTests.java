@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What a record listener gets for a {@code DELETE} under each replica identity, as the
- * README states it, on a real server.
+ * docs/listeners.md states it, on a real server.
  */
 @PostgresTest
 class RecordDeletesIntegrationTests {

@@ -16,7 +16,7 @@ class CheckpointStoreFailureAnalyzer extends AbstractFailureAnalyzer<CheckpointS
 	protected FailureAnalysis analyze(Throwable rootFailure, CheckpointStoreException cause) {
 		return new FailureAnalysis(
 				"postlog.checkpoint.store=jdbc could not set up its checkpoint: " + cause.getMessage(),
-				"Create the checkpoint table (the README gives its DDL) and grant the application's role SELECT, "
+				"Create the checkpoint table (docs/delivery.md gives its DDL) and grant the application's role SELECT, "
 						+ "INSERT and UPDATE on it, or let postlog create it (postlog.checkpoint.create-table=true, "
 						+ "with CREATE on its schema); make sure the application's PlatformTransactionManager manages "
 						+ "its DataSource (mark one @Primary if there are several); or set postlog.checkpoint.store=slot.",

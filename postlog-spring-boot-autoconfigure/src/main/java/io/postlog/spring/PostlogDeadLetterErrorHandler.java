@@ -21,8 +21,8 @@ import org.springframework.jdbc.core.JdbcOperations;
 /**
  * The {@code dead-letter} error handler: writes the change a listener kept failing on to
  * {@code postlog_dead_letter} in the application's database, then lets delivery go on.
- * The row and its replica-identity key are stored as {@code jsonb} (see docs/failures.md for
- * how values map to JSON); a change dead-lettered again after a redelivery is not stored
+ * The row and its replica-identity key are stored as {@code jsonb} (failures.md says how
+ * values map to JSON); a change dead-lettered again after a redelivery is not stored
  * twice. A failed insert stops the listener's group, so nothing is lost; its exception
  * names the change, the exception class and the SQLState, never the server's text (which
  * can quote the row). Thread-safe.

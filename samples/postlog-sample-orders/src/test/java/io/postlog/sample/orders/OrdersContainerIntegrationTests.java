@@ -18,7 +18,7 @@ import org.springframework.jdbc.core.simple.JdbcClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The copyable test of docs/testing.md: the application against PostgreSQL in Docker, with
+ * docs/testing.md's copyable test: the application against PostgreSQL in Docker, with
  * {@code @ServiceConnection} giving postlog its connection too. Skipped where Docker is
  * not available.
  */

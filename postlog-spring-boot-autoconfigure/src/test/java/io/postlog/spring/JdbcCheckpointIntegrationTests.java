@@ -56,10 +56,11 @@ class JdbcCheckpointIntegrationTests {
 		// already be a
 		// later transaction's when the test reads it.
 		database.execute(
-				"CREATE TABLE postlog_checkpoint (slot_name text PRIMARY KEY, commit_lsn pg_lsn NOT NULL, "
-						+ "updated_at timestamptz NOT NULL)",
-				"CREATE TABLE checkpoint_writes (xid bigint, commit_lsn pg_lsn)",
-				"CREATE FUNCTION record_checkpoint_write() RETURNS trigger LANGUAGE plpgsql AS "
+				"CREATE TABLE IF NOT EXISTS postlog_checkpoint (slot_name text PRIMARY KEY, "
+						+ "commit_lsn pg_lsn NOT NULL, updated_at timestamptz NOT NULL)",
+				"CREATE TABLE IF NOT EXISTS checkpoint_writes (xid bigint, commit_lsn pg_lsn)",
+				"DROP TRIGGER IF EXISTS record_checkpoint_write ON postlog_checkpoint",
+				"CREATE OR REPLACE FUNCTION record_checkpoint_write() RETURNS trigger LANGUAGE plpgsql AS "
 						+ "'BEGIN INSERT INTO checkpoint_writes VALUES (txid_current(), NEW.commit_lsn); RETURN NEW; END'",
 				"CREATE TRIGGER record_checkpoint_write AFTER INSERT OR UPDATE ON postlog_checkpoint "
 						+ "FOR EACH ROW EXECUTE PROCEDURE record_checkpoint_write()");

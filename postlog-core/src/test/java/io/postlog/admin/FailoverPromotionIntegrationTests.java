@@ -24,6 +24,7 @@ import io.postlog.pgoutput.TupleValue;
 import io.postlog.test.EmbeddedPostgresServer;
 import io.postlog.test.ReplicatedPostgres;
 import io.postlog.test.TcpProxy;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +43,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * lost"; {@code synchronized_standby_slots} keeps the reader from getting ahead of it.
  * The reader is plain pgjdbc, acknowledging each commit it decoded.
  */
+@Tag("failover")
 class FailoverPromotionIntegrationTests {
 
 	private static final Logger logger = LoggerFactory.getLogger(FailoverPromotionIntegrationTests.class);

@@ -25,6 +25,7 @@ import io.postlog.admin.SlotInfo;
 import io.postlog.test.EmbeddedPostgresServer;
 import io.postlog.test.ReplicatedPostgres;
 import io.postlog.test.TcpProxy;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +46,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * running consumer resumes from its own acknowledged position, before which the server
  * skips every commit.
  */
+@Tag("failover")
 class FailoverPromotionConsumerIntegrationTests {
 
 	private static final Logger logger = LoggerFactory.getLogger(FailoverPromotionConsumerIntegrationTests.class);

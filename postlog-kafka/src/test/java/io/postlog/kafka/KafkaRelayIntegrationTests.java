@@ -115,8 +115,15 @@ class KafkaRelayIntegrationTests {
 			throws Exception {
 		database.execute("CREATE TABLE outbox (id uuid PRIMARY KEY, aggregatetype text NOT NULL, "
 				+ "aggregateid text NOT NULL, type text NOT NULL, payload jsonb)");
-		KafkaRelay relay = relay(database, "relay_outbox",
-				(builder) -> builder.outboxTable(TableId.parse("outbox")).outboxMessagePrefix("outbox"));
+		// Outbox messages (pg_logical_emit_message) reach pgoutput from PostgreSQL 14 on;
+		// before,
+		// a message prefix is refused at start-up, so only the outbox table is relayed
+		// there.
+		boolean messages = database.serverVersion() >= 140000;
+		KafkaRelay relay = relay(database, "relay_outbox", (builder) -> {
+			builder.outboxTable(TableId.parse("outbox"));
+			return messages ? builder.outboxMessagePrefix("outbox") : builder;
+		});
 		relay.start();
 		try {
 			try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
@@ -125,7 +132,7 @@ class KafkaRelayIntegrationTests {
 						+ "'42', 'OrderCreated', '{\"total\": 12.50}')");
 				statement.execute("DELETE FROM outbox");
 				connection.commit();
-				if (database.serverVersion() >= 140000) {
+				if (messages) {
 					statement
 						.execute("SELECT pg_logical_emit_message(false, 'outbox', '{\"aggregatetype\":\"payments\","
 								+ "\"aggregateid\":\"0\",\"payload\":\"not relayed\"}')");
@@ -147,7 +154,7 @@ class KafkaRelayIntegrationTests {
 				rows.next();
 				assertThat(rows.getLong(1)).isZero();
 			}
-			if (database.serverVersion() >= 140000) {
+			if (messages) {
 				List<ConsumerRecord<byte[], byte[]>> payments = broker.readAll("payments", 1, Duration.ofSeconds(60));
 				assertThat(payments).hasSize(1);
 				ConsumerRecord<byte[], byte[]> payment = payments.get(0);

@@ -48,6 +48,22 @@ class JdbcCheckpointIntegrationTests {
 	@Test
 	void listenersJoinTheSinkTransactionThatWritesTheCheckpoint(PostgresDatabase database) throws Exception {
 		createTables(database);
+		// Every write of the checkpoint row is recorded with its transaction: before
+		// PostgreSQL
+		// 15 the server also sends transactions that touch no published table (the
+		// heartbeat's,
+		// for one), and the store checkpoints those too, so the row's own xmin may
+		// already be a
+		// later transaction's when the test reads it.
+		database.execute(
+				"CREATE TABLE IF NOT EXISTS postlog_checkpoint (slot_name text PRIMARY KEY, "
+						+ "commit_lsn pg_lsn NOT NULL, updated_at timestamptz NOT NULL)",
+				"CREATE TABLE IF NOT EXISTS checkpoint_writes (xid bigint, commit_lsn pg_lsn)",
+				"DROP TRIGGER IF EXISTS record_checkpoint_write ON postlog_checkpoint",
+				"CREATE OR REPLACE FUNCTION record_checkpoint_write() RETURNS trigger LANGUAGE plpgsql AS "
+						+ "'BEGIN INSERT INTO checkpoint_writes VALUES (txid_current(), NEW.commit_lsn); RETURN NEW; END'",
+				"CREATE TRIGGER record_checkpoint_write AFTER INSERT OR UPDATE ON postlog_checkpoint "
+						+ "FOR EACH ROW EXECUTE PROCEDURE record_checkpoint_write()");
 		try (ConfigurableApplicationContext context = PostlogListenersIntegrationTests.run(SinkApplication.class,
 				database, "postlog.slot.name=joined_slot", "postlog.checkpoint.store=jdbc")) {
 			database.execute("INSERT INTO source VALUES (1), (2)", "INSERT INTO source VALUES (3)");
@@ -58,10 +74,11 @@ class JdbcCheckpointIntegrationTests {
 				.isEqualTo(rows(database, "SELECT k, xid FROM sink_client ORDER BY k"))
 				.hasSize(3);
 			assertThat(rows(database, "SELECT count(DISTINCT xid) FROM sink_template")).containsExactly("2");
-			// The checkpoint row was written by the same transaction as the last rows.
-			assertThat(rows(database, "SELECT xmin::text FROM postlog_checkpoint WHERE slot_name = 'joined_slot'"))
-				.containsExactly(
-						rows(database, "SELECT (xid % 4294967296)::text FROM sink_template WHERE k = 3").get(0));
+			// The checkpoint row was written by the same transaction as the last rows,
+			// once.
+			assertThat(rows(database, "SELECT count(*) FROM checkpoint_writes WHERE xid = "
+					+ "(SELECT xid FROM sink_template WHERE k = 3)"))
+				.containsExactly("1");
 		}
 	}
 

@@ -114,12 +114,31 @@ class TransactionalCheckpointTests {
 		for (int i = 1; i <= 5; i++) {
 			txs.add(this.server.commitInserts(i));
 		}
+		// A batch takes only what is already waiting: the first change is held until the
+		// reader has handed every transaction on (read them all, and come back for more),
+		// so
+		// a slow reader thread cannot make this a trickle.
+		AtomicInteger readsAtEnd = new AtomicInteger(-1);
 		ReplicationConsumer consumer = start(
-				builder().checkpointBatch(3, Duration.ofSeconds(10)).changeHandler(this.sink::write));
+				builder().checkpointBatch(3, Duration.ofSeconds(10)).changeHandler((change) -> {
+					if (Integer.valueOf(1).equals(change.after().get("id"))) {
+						await().until(() -> readerCameBackForMore(readsAtEnd));
+					}
+					this.sink.write(change);
+				}));
 		await().until(() -> consumer.ackedLsn().equals(txs.get(4).endLsn()));
 		assertThat(this.sink.committed).containsExactly(1, 2, 3, 4, 5);
 		assertThat(this.sink.checkpoints).startsWith(txs.get(2).commitLsn()).endsWith(txs.get(4).commitLsn());
 		assertThat(this.sink.checkpoints).hasSizeLessThanOrEqualTo(3);
+	}
+
+	private boolean readerCameBackForMore(AtomicInteger readsAtEnd) {
+		FakeServer.Stream stream = this.server.current();
+		if (stream == null || stream.pending() > 0) {
+			return false;
+		}
+		readsAtEnd.compareAndSet(-1, stream.reads.get());
+		return stream.reads.get() > readsAtEnd.get();
 	}
 
 	@Test

@@ -211,7 +211,7 @@ class PostlogAutoConfigurationTests {
 					"postlog.retry.max-interval=1m", "postlog.health.poll-interval=2s")
 			.run((context) -> {
 				PostlogProperties properties = context.getBean(PostlogProperties.class);
-				assertThat(PostlogConsumerSetup.reconnectPolicy(properties.getReconnect()))
+				assertThat(PostlogConsumerMapping.reconnectPolicy(properties.getReconnect()))
 					.isEqualTo(new ReconnectPolicy(Duration.ofMillis(50), 3, Duration.ofSeconds(2)));
 				assertThat(properties.getRetry().getMaxInterval()).isEqualTo(Duration.ofMinutes(1));
 				PostlogServerPoller poller = context.getBean(PostlogServerPoller.class);
@@ -224,7 +224,7 @@ class PostlogAutoConfigurationTests {
 	void reconnectAndPollDefaultsAreTheDocumentedOnes() {
 		this.runner.run((context) -> {
 			PostlogProperties properties = context.getBean(PostlogProperties.class);
-			assertThat(PostlogConsumerSetup.reconnectPolicy(properties.getReconnect()))
+			assertThat(PostlogConsumerMapping.reconnectPolicy(properties.getReconnect()))
 				.isEqualTo(ReconnectPolicy.DEFAULT)
 				.isEqualTo(new ReconnectPolicy(Duration.ofMillis(100), 2, Duration.ofSeconds(5)));
 			assertThat(context.getBean(PostlogServerPoller.class).interval()).isEqualTo(Duration.ofSeconds(5));

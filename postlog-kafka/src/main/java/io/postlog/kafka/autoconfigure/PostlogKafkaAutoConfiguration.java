@@ -19,6 +19,7 @@ import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
 import io.postlog.spring.boot.autoconfigure.PostlogConnectionDetails;
 import io.postlog.spring.boot.autoconfigure.PostlogConsumerMapping;
+import io.postlog.spring.boot.autoconfigure.PostlogDatasourceProperties;
 import io.postlog.spring.boot.autoconfigure.PostlogProperties;
 import io.postlog.spring.boot.metrics.GroupMeters;
 import io.postlog.stream.ReplicationConnectionFactory;
@@ -120,7 +121,7 @@ public final class PostlogKafkaAutoConfiguration {
 	 */
 	private static ReplicationConnectionFactory connectionFactory(PostlogProperties properties,
 			@Nullable JdbcConnectionDetails connectionDetails) {
-		PostlogProperties.Datasource datasource = properties.getDatasource();
+		PostlogDatasourceProperties datasource = properties.getDatasource();
 		if (datasource.getUrl() != null) {
 			return ReplicationConnectionFactory.of(datasource.getUrl(), datasource.getUsername(),
 					datasource.getPassword());

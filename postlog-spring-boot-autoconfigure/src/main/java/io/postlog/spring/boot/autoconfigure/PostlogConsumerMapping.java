@@ -64,13 +64,13 @@ public final class PostlogConsumerMapping {
 		map.from(properties.getSlot()::getLifecycle).to(builder::slotLifecycle);
 		map.from(properties.getPublication()::getMode).to(builder::publicationMode);
 		mapConnection(properties, builder);
-		PostlogProperties.Delivery delivery = properties.getDelivery();
+		PostlogDeliveryProperties delivery = properties.getDelivery();
 		map.from(delivery::getMaxUnacknowledged).to(builder::maxUnacknowledged);
 		map.from(delivery::getUnacknowledgedWarning).to(builder::unacknowledgedWarning);
 		map.from(properties::getMaxTransactionChanges).to(builder::maxTransactionChanges);
 		map.from(properties.getSlot()::isFailover).to(builder::failover);
 		map.from(properties.getSlot()::getOnLost).to(builder::lostSlotAction);
-		PostlogProperties.Checkpoint checkpoint = properties.getCheckpoint();
+		PostlogCheckpointProperties checkpoint = properties.getCheckpoint();
 		if (checkpoint.getStore() == PostlogProperties.CheckpointStore.JDBC) {
 			builder.checkpointBatch(checkpoint.getBatchTransactions(), checkpoint.getBatchMaxDelay());
 		}
@@ -99,7 +99,7 @@ public final class PostlogConsumerMapping {
 	/**
 	 * The back-off between retries, from {@code postlog.retry.*}.
 	 */
-	static RetryPolicy retryPolicy(PostlogProperties.Retry retry) {
+	static RetryPolicy retryPolicy(PostlogRetryProperties retry) {
 		return new RetryPolicy(retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
 				retry.getMaxAttempts());
 	}
@@ -107,12 +107,12 @@ public final class PostlogConsumerMapping {
 	/**
 	 * The back-off between reconnects, from {@code postlog.reconnect.*}.
 	 */
-	static ReconnectPolicy reconnectPolicy(PostlogProperties.Reconnect reconnect) {
+	static ReconnectPolicy reconnectPolicy(PostlogReconnectProperties reconnect) {
 		return new ReconnectPolicy(reconnect.getInitialInterval(), reconnect.getMultiplier(),
 				reconnect.getMaxInterval());
 	}
 
-	private static void streaming(PostlogProperties.Streaming streaming, ReplicationConsumer.Builder builder) {
+	private static void streaming(PostlogStreamingProperties streaming, ReplicationConsumer.Builder builder) {
 		if (!streaming.isEnabled()) {
 			return;
 		}
@@ -122,7 +122,7 @@ public final class PostlogConsumerMapping {
 	}
 
 	private static void snapshot(PostlogProperties properties, ReplicationConsumer.Builder builder) {
-		PostlogProperties.Snapshot snapshot = properties.getSnapshot();
+		PostlogSnapshotProperties snapshot = properties.getSnapshot();
 		if (backfills(properties)) {
 			builder.backfills(snapshot.getChunkSize())
 				.watermarkTable(TableId.parse(snapshot.getWatermarkTable()))

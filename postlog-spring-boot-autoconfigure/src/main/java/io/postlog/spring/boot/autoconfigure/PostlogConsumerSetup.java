@@ -135,7 +135,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 					"wal2json streams the tables it is given: set postlog.tables, or name tables on every "
 							+ "@PgChangeListener of the group");
 		}
-		PostlogProperties.Wal2json wal2json = this.properties.getWal2json();
+		PostlogWal2jsonProperties wal2json = this.properties.getWal2json();
 		return Wal2JsonDecoder.forTables(tables)
 			.allowingInsertOnlyTables(wal2json.isAllowInsertOnlyTables())
 			.withNumericsAsStrings(wal2json.isNumbersAsStrings())
@@ -157,7 +157,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 	 * created if allowed) now, so that a missing table or privilege fails start-up. Each
 	 * group keeps its own row, keyed by its slot.
 	 */
-	private void checkpoint(ReplicationConsumer.Builder builder, PostlogProperties.Checkpoint checkpoint,
+	private void checkpoint(ReplicationConsumer.Builder builder, PostlogCheckpointProperties checkpoint,
 			String slotName) {
 		if (checkpoint.getStore() != PostlogProperties.CheckpointStore.JDBC) {
 			return;

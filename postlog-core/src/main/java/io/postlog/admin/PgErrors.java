@@ -32,6 +32,23 @@ public final class PgErrors {
 	/** {@code 55006}: another process uses the object (streams from the slot). */
 	static final String OBJECT_IN_USE = "55006";
 
+	/**
+	 * {@code 55000}: the object is not in the state the command needs; for a slot, it was
+	 * invalidated, and as a warning of decoding on PostgreSQL 18, a change was skipped.
+	 */
+	static final String OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";
+
+	/**
+	 * {@code 57014}: the statement was cancelled, for example by its statement timeout.
+	 */
+	static final String QUERY_CANCELED = "57014";
+
+	/** {@code 58P01}: a file the server needs (a WAL segment) is gone. */
+	static final String UNDEFINED_FILE = "58P01";
+
+	/** {@code 22023}: a parameter's value (an output plugin's option) is not valid. */
+	static final String INVALID_PARAMETER_VALUE = "22023";
+
 	private PgErrors() {
 	}
 
@@ -87,6 +104,55 @@ public final class PgErrors {
 	 */
 	public static boolean isUndefinedObject(SQLException ex) {
 		return UNDEFINED_OBJECT.equals(ex.getSQLState());
+	}
+
+	/**
+	 * Returns whether the failure (or warning) says the object is not in the state the
+	 * command needs: an invalidated slot, or a change decoding skipped.
+	 * @param ex the failure or warning
+	 * @return {@code true} for {@code 55000}
+	 */
+	public static boolean isObjectNotInPrerequisiteState(SQLException ex) {
+		return OBJECT_NOT_IN_PREREQUISITE_STATE.equals(ex.getSQLState());
+	}
+
+	/**
+	 * Returns whether the statement was cancelled, for example by its statement timeout.
+	 * @param ex the failure
+	 * @return {@code true} for {@code 57014}
+	 */
+	public static boolean isQueryCanceled(SQLException ex) {
+		return QUERY_CANCELED.equals(ex.getSQLState());
+	}
+
+	/**
+	 * Returns whether the failure says a file the server needs, such as a WAL segment,
+	 * was removed.
+	 * @param ex the failure
+	 * @return {@code true} for {@code 58P01}
+	 */
+	public static boolean isUndefinedFile(SQLException ex) {
+		return UNDEFINED_FILE.equals(ex.getSQLState());
+	}
+
+	/**
+	 * Returns whether the failure says a parameter's value, such as an output plugin's
+	 * option, is not valid.
+	 * @param ex the failure
+	 * @return {@code true} for {@code 22023}
+	 */
+	public static boolean isInvalidParameterValue(SQLException ex) {
+		return INVALID_PARAMETER_VALUE.equals(ex.getSQLState());
+	}
+
+	/**
+	 * Returns the failure's SQLState for a message or log line, never to branch on: use
+	 * the predicates of this class for that.
+	 * @param ex the failure
+	 * @return the five-character SQLState, or {@code null} if the driver set none
+	 */
+	public static @Nullable String sqlState(SQLException ex) {
+		return ex.getSQLState();
 	}
 
 	/**

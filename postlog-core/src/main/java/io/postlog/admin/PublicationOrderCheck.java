@@ -26,14 +26,6 @@ import io.postlog.PostlogException;
  */
 final class PublicationOrderCheck {
 
-	private static final String UNDEFINED_OBJECT = "42704";
-
-	private static final String OBJECT_IN_USE = "55006";
-
-	private static final String QUERY_CANCELED = "57014";
-
-	private static final String NOT_IN_PREREQUISITE_STATE = "55000";
-
 	/** The major version that added {@code pg_replication_slot_advance}. */
 	private static final int ADVANCE_VERSION = 11;
 
@@ -58,7 +50,7 @@ final class PublicationOrderCheck {
 			return Optional.of(StartupFinding.warning(StartupFinding.Check.PUBLICATION_AFTER_SLOT,
 					"Could not check whether replication slot '" + slot.slotName()
 							+ "' holds changes from before publication '" + publicationName + "' existed (SQLState "
-							+ ex.getSQLState() + ")",
+							+ PgErrors.sqlState(ex) + ")",
 					"If streaming fails with 'publication does not exist', see postlog's operations guide"));
 		}
 	}
@@ -102,7 +94,7 @@ final class PublicationOrderCheck {
 
 	private static Optional<StartupFinding> skippedWarning(SQLWarning warnings, SlotInfo slot, String publicationName) {
 		for (SQLWarning warning = warnings; warning != null; warning = warning.getNextWarning()) {
-			if (NOT_IN_PREREQUISITE_STATE.equals(warning.getSQLState())) {
+			if (PgErrors.isObjectNotInPrerequisiteState(warning)) {
 				return Optional.of(StartupFinding.warning(StartupFinding.Check.PUBLICATION_AFTER_SLOT,
 						"Replication slot '" + slot.slotName() + "' holds changes after " + slot.confirmedFlushLsn()
 								+ " from before publication '" + publicationName
@@ -125,17 +117,16 @@ final class PublicationOrderCheck {
 
 	private Optional<StartupFinding> decodeFailure(SQLException ex, SlotInfo slot, String publicationName,
 			Duration timeout) throws SQLException {
-		String state = ex.getSQLState();
-		if (UNDEFINED_OBJECT.equals(state)) {
+		if (PgErrors.isUndefinedObject(ex)) {
 			PostlogException failure = new PublicationCreatedAfterSlotException(slot.slotName(), publicationName,
 					slot.confirmedFlushLsn(), ex);
 			return Optional
 				.of(StartupFinding.failure(StartupFinding.Check.PUBLICATION_AFTER_SLOT, failure, fix(slot.slotName())));
 		}
-		if (OBJECT_IN_USE.equals(state)) {
+		if (PgErrors.isObjectInUse(ex)) {
 			return Optional.empty();
 		}
-		if (QUERY_CANCELED.equals(state)) {
+		if (PgErrors.isQueryCanceled(ex)) {
 			return Optional.of(StartupFinding.warning(StartupFinding.Check.PUBLICATION_AFTER_SLOT,
 					"Could not decode the pending changes of replication slot '" + slot.slotName() + "' within "
 							+ timeout + " to check that publication '" + publicationName + "' covers them",

@@ -14,12 +14,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class SlotLoss {
 
-	private static final String OBJECT_NOT_IN_PREREQUISITE_STATE = "55000";
-
-	private static final String UNDEFINED_OBJECT = "42704";
-
-	private static final String UNDEFINED_FILE = "58P01";
-
 	private SlotLoss() {
 	}
 
@@ -71,12 +65,9 @@ public final class SlotLoss {
 	 */
 	public static boolean mayMeanLost(SQLException error) {
 		for (Throwable cause = error; cause != null; cause = cause.getCause()) {
-			if (cause instanceof SQLException sqlException) {
-				String state = sqlException.getSQLState();
-				if (OBJECT_NOT_IN_PREREQUISITE_STATE.equals(state) || UNDEFINED_OBJECT.equals(state)
-						|| UNDEFINED_FILE.equals(state)) {
-					return true;
-				}
+			if (cause instanceof SQLException sqlException && (PgErrors.isObjectNotInPrerequisiteState(sqlException)
+					|| PgErrors.isUndefinedObject(sqlException) || PgErrors.isUndefinedFile(sqlException))) {
+				return true;
 			}
 		}
 		return false;

@@ -211,7 +211,7 @@ final class BackfillRunner implements Runnable {
 			catch (SQLException ex) {
 				Duration backOff = this.config.retryPolicy().backOff(attempt);
 				logger.warn("Could not read the backfills of slot {} (retrying in {} ms): {}", this.config.slotName(),
-						backOff.toMillis(), ex.getClass().getName() + " " + ex.getSQLState());
+						backOff.toMillis(), ex.getClass().getName() + " " + PgErrors.sqlState(ex));
 				Thread.sleep(backOff.toMillis());
 			}
 		}
@@ -511,7 +511,7 @@ final class BackfillRunner implements Runnable {
 				Duration backOff = connectionLost ? this.config.reconnectPolicy().backOff(attempt)
 						: this.config.retryPolicy().backOff(attempt);
 				logger.warn("Backfill of slot {} retrying in {} ms after {} (SQLState {})", this.config.slotName(),
-						backOff.toMillis(), ex.getClass().getName(), ex.getSQLState());
+						backOff.toMillis(), ex.getClass().getName(), PgErrors.sqlState(ex));
 				Thread.sleep(backOff.toMillis());
 			}
 		}

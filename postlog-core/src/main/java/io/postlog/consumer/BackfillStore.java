@@ -68,7 +68,7 @@ final class BackfillStore {
 					throw ex;
 				}
 				logger.debug("Backfill progress table {} was created by another session at the same moment ({})",
-						this.table, ex.getSQLState());
+						this.table, PgErrors.sqlState(ex));
 				statement.execute(create);
 			}
 		}

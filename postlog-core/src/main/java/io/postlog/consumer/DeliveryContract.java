@@ -646,7 +646,7 @@ final class DeliveryContract implements Runnable {
 			// application's pool): its SQLState is logged, not its text.
 			SQLException server = PgErrors.serverError(cause);
 			String described = describe(cause);
-			if (server != null && !described.contains("SQLState " + server.getSQLState())) {
+			if (server != null && !described.contains("SQLState " + PgErrors.sqlState(server))) {
 				described += " (" + PgErrors.describe(server) + ")";
 			}
 			logger.error("Consumer of slot {} failed; the acknowledged position stays at {}: {}",

@@ -14,6 +14,7 @@ import io.postlog.PostlogException;
 import io.postlog.TableId;
 import io.postlog.admin.CatalogColumn;
 import io.postlog.admin.CatalogTable;
+import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.types.PgType;
 import org.slf4j.Logger;
@@ -143,7 +144,7 @@ public final class Wal2JsonDecoder implements LogicalDecoder {
 			return true;
 		}
 		catch (SQLException ex) {
-			if ("22023".equals(ex.getSQLState()) && String.valueOf(ex.getMessage()).contains("is unknown")) {
+			if (PgErrors.isInvalidParameterValue(ex) && String.valueOf(ex.getMessage()).contains("is unknown")) {
 				return false;
 			}
 			throw new PostlogException("Could not ask wal2json of slot '" + slotName + "' about its options", ex);

@@ -13,6 +13,7 @@ import java.util.regex.Pattern;
 
 import io.postlog.Lsn;
 import io.postlog.admin.InsufficientPrivilegeException;
+import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotInUseException;
@@ -199,15 +200,14 @@ public final class ExportedSnapshot implements AutoCloseable {
 	}
 
 	private static RuntimeException translate(SQLException ex, String slotName) {
-		String sqlState = ex.getSQLState();
-		if ("42710".equals(sqlState)) {
+		if (PgErrors.isDuplicateObject(ex)) {
 			return new SlotInUseException(slotName, null, ex);
 		}
-		if ("42501".equals(sqlState)) {
+		if (PgErrors.isInsufficientPrivilege(ex)) {
 			return new InsufficientPrivilegeException("(connecting role)", "create replication slots", ex);
 		}
-		return new SnapshotException(
-				"Could not create slot '" + slotName + "' with an exported snapshot (SQLState " + sqlState + ")", ex);
+		return new SnapshotException("Could not create slot '" + slotName + "' with an exported snapshot (SQLState "
+				+ PgErrors.sqlState(ex) + ")", ex);
 	}
 
 	/**

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.zip.CRC32;
 
 import io.postlog.TableId;
+import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotConflictException;
@@ -135,9 +136,8 @@ public final class SnapshotHandOff implements AutoCloseable {
 		}
 		catch (SQLException ex) {
 			closeQuietly(replicationConnection);
-			throw new SnapshotException(
-					"Could not take the snapshot lock of slot '" + slotName + "' (SQLState " + ex.getSQLState() + ")",
-					ex);
+			throw new SnapshotException("Could not take the snapshot lock of slot '" + slotName + "' (SQLState "
+					+ PgErrors.sqlState(ex) + ")", ex);
 		}
 		catch (RuntimeException ex) {
 			closeQuietly(replicationConnection);
@@ -330,15 +330,15 @@ public final class SnapshotHandOff implements AutoCloseable {
 			statement.executeQuery().close();
 		}
 		catch (SQLException ex) {
-			if ("42710".equals(ex.getSQLState())) {
+			if (PgErrors.isDuplicateObject(ex)) {
 				throw new SlotConflictException(
 						"Replication slot '" + this.slotName + "' was created by someone else"
 								+ " while its initial snapshot ran; the snapshot was not handed over",
 						requireSlot(replicationAdmin, this.slotName));
 			}
 			throw new SnapshotException("Could not copy the snapshot's temporary slot '" + snapshot.slotName()
-					+ "' into slot '" + this.slotName + "' (SQLState " + ex.getSQLState() + "); "
-					+ ("42704".equals(ex.getSQLState())
+					+ "' into slot '" + this.slotName + "' (SQLState " + PgErrors.sqlState(ex) + "); "
+					+ (PgErrors.isUndefinedObject(ex)
 							? "its replication connection ended, so the snapshot must" + " be taken again"
 							: "the snapshot was not handed over"),
 					ex);
@@ -432,7 +432,8 @@ public final class SnapshotHandOff implements AutoCloseable {
 			return row.getString(1);
 		}
 		catch (SQLException ex) {
-			throw new SnapshotException("Could not read the database name (SQLState " + ex.getSQLState() + ")", ex);
+			throw new SnapshotException("Could not read the database name (SQLState " + PgErrors.sqlState(ex) + ")",
+					ex);
 		}
 	}
 

@@ -11,6 +11,7 @@ import io.postlog.Lsn;
 import io.postlog.PostlogException;
 import io.postlog.TableId;
 import io.postlog.admin.InsufficientPrivilegeException;
+import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
 import org.jspecify.annotations.Nullable;
 
@@ -135,12 +136,12 @@ final class SnapshotMarkers {
 	}
 
 	private PostlogException failure(String action, SQLException ex) {
-		if ("42501".equals(ex.getSQLState())) {
+		if (PgErrors.isInsufficientPrivilege(ex)) {
 			return new InsufficientPrivilegeException("(connecting role)",
 					action + " (before PostgreSQL 12 an initial snapshot records its progress in a table of its own)",
 					ex);
 		}
-		return new SnapshotException("Could not " + action + " (SQLState " + ex.getSQLState() + ")", ex);
+		return new SnapshotException("Could not " + action + " (SQLState " + PgErrors.sqlState(ex) + ")", ex);
 	}
 
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.postlog.Change;
 import io.postlog.TableId;
+import io.postlog.admin.PgErrors;
 import io.postlog.types.ValueDecoders;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -183,14 +184,15 @@ public final class SnapshotReader {
 		}
 		catch (SQLException ex) {
 			throw new SnapshotReadException(
-					"Could not open a snapshot reader connection (SQLState " + ex.getSQLState() + ")", null, null, ex);
+					"Could not open a snapshot reader connection (SQLState " + PgErrors.sqlState(ex) + ")", null, null,
+					ex);
 		}
 		try {
 			return ReaderSession.open(connection, snapshot.snapshotName(), snapshot.serverVersion());
 		}
 		catch (SQLException ex) {
 			throw new SnapshotReadException("Could not import snapshot " + snapshot.snapshotName() + " of slot "
-					+ snapshot.slotName() + " (SQLState " + ex.getSQLState() + "); an exported snapshot lives only"
+					+ snapshot.slotName() + " (SQLState " + PgErrors.sqlState(ex) + "); an exported snapshot lives only"
 					+ " until its replication connection runs another command or closes", null, null, ex);
 		}
 	}
@@ -203,8 +205,8 @@ public final class SnapshotReader {
 			}
 			catch (SQLException ex) {
 				throw new SnapshotReadException(
-						"Could not plan the snapshot of table " + table + " (SQLState " + ex.getSQLState() + ")", table,
-						null, ex);
+						"Could not plan the snapshot of table " + table + " (SQLState " + PgErrors.sqlState(ex) + ")",
+						table, null, ex);
 			}
 		}
 		return plans;
@@ -313,7 +315,7 @@ public final class SnapshotReader {
 			}
 			String what = (failed.table() != null) ? "table " + failed.table() + ", " + failed.chunk()
 					: "its connection";
-			String reason = (cause instanceof SQLException sql) ? "SQLState " + sql.getSQLState()
+			String reason = (cause instanceof SQLException sql) ? "SQLState " + PgErrors.sqlState(sql)
 					: (cause instanceof CopyFormatException) ? cause.getMessage() : cause.getClass().getName();
 			return new SnapshotReadException("Snapshot reader " + failed.reader() + " of slot "
 					+ this.snapshot.streamSlotName() + " failed reading " + what + " (" + reason + ")", failed.table(),

@@ -1,24 +1,15 @@
 package io.postlog.kafka;
 
 import java.io.ByteArrayOutputStream;
-import java.math.BigDecimal;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.LocalTime;
-import java.time.OffsetDateTime;
-import java.time.OffsetTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
-import java.util.UUID;
 import java.util.function.Consumer;
 
 import io.postlog.Change;
 import io.postlog.Row;
 import io.postlog.UnchangedToast;
-import io.postlog.types.Interval;
+import io.postlog.json.RowJson;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
@@ -26,15 +17,12 @@ import tools.jackson.core.json.JsonFactory;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Writes changes, keys and values as JSON, one mapping from the Java values of a
- * {@link Row} (see DESIGN.md, "Values") to JSON that loses nothing: numbers that JSON
- * readers commonly round ({@code numeric}) and values JSON has no number for (NaN,
- * infinities) are strings, byte arrays are base64, dates and times are ISO-8601 with
- * {@code infinity} and {@code -infinity} for PostgreSQL's infinities, intervals are
- * objects of their three fields, arrays are arrays. A column whose TOASTed value the
- * server did not resend is left out of its row and named in {@code unchangedToast}.
- * Thread-safe: each thread writes through a generator of its own, kept for the next
- * document (see {@link Documents}).
+ * Writes changes, keys and values as JSON, rows and values in core's one form
+ * ({@link RowJson}: {@code numeric} as its exact decimal text in a string, {@code bytea}
+ * as base64, NaN and infinities as strings). A column whose TOASTed value the server did
+ * not resend is left out of its row and named in {@code unchangedToast}. Thread-safe:
+ * each thread writes through a generator of its own, kept for the next document (see
+ * {@link Documents}).
  */
 final class ChangeJson {
 
@@ -47,8 +35,6 @@ final class ChangeJson {
 	private static final JsonFactory FACTORY = JsonFactory.builder().rootValueSeparator((String) null).build();
 
 	private static final ThreadLocal<Documents> DOCUMENTS = ThreadLocal.withInitial(Documents::new);
-
-	private static final Base64.Encoder BASE64 = Base64.getEncoder();
 
 	private ChangeJson() {
 	}
@@ -171,17 +157,7 @@ final class ChangeJson {
 			json.writeNull();
 			return;
 		}
-		json.writeStartObject();
-		List<String> columns = row.columns();
-		for (int i = 0; i < columns.size(); i++) {
-			String column = columns.get(i);
-			Object value = row.get(column);
-			if (value != UnchangedToast.INSTANCE) {
-				json.writeName(column);
-				value(json, value);
-			}
-		}
-		json.writeEndObject();
+		json.writeRawValue(RowJson.row(row));
 	}
 
 	private static List<String> unchangedToast(@Nullable Row row) {
@@ -201,94 +177,7 @@ final class ChangeJson {
 	}
 
 	private static void value(JsonGenerator json, @Nullable Object value) {
-		if (value == null) {
-			json.writeNull();
-		}
-		else if (value instanceof String text) {
-			json.writeString(text);
-		}
-		else if (value instanceof Integer number) {
-			json.writeNumber(number);
-		}
-		else if (value instanceof Long number) {
-			json.writeNumber(number);
-		}
-		else if (value instanceof Short number) {
-			json.writeNumber(number);
-		}
-		else if (value instanceof Boolean bool) {
-			json.writeBoolean(bool);
-		}
-		else if (value instanceof BigDecimal decimal) {
-			json.writeString(decimal.toPlainString());
-		}
-		else if (value instanceof Double number) {
-			floating(json, number);
-		}
-		else if (value instanceof Float number) {
-			floating(json, number.doubleValue());
-		}
-		else if (value instanceof byte[] bytes) {
-			json.writeString(BASE64.encodeToString(bytes));
-		}
-		else if (value instanceof UUID uuid) {
-			json.writeString(uuid.toString());
-		}
-		else if (value instanceof List<?> list) {
-			json.writeStartArray();
-			for (Object element : list) {
-				value(json, element);
-			}
-			json.writeEndArray();
-		}
-		else if (value instanceof Interval interval) {
-			json.writeStartObject();
-			json.writeNumberProperty("months", interval.months());
-			json.writeNumberProperty("days", interval.days());
-			json.writeNumberProperty("microseconds", interval.microseconds());
-			json.writeEndObject();
-		}
-		else {
-			json.writeString(temporal(value));
-		}
-	}
-
-	private static void floating(JsonGenerator json, double number) {
-		if (Double.isNaN(number)) {
-			json.writeString("NaN");
-		}
-		else if (Double.isInfinite(number)) {
-			json.writeString((number > 0) ? "Infinity" : "-Infinity");
-		}
-		else {
-			json.writeNumber(number);
-		}
-	}
-
-	private static String temporal(Object value) {
-		if (value instanceof OffsetDateTime time) {
-			return time.equals(OffsetDateTime.MAX) ? "infinity" : time.equals(OffsetDateTime.MIN) ? "-infinity"
-					: DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(time);
-		}
-		if (value instanceof LocalDateTime time) {
-			return time.equals(LocalDateTime.MAX) ? "infinity"
-					: time.equals(LocalDateTime.MIN) ? "-infinity" : DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(time);
-		}
-		if (value instanceof LocalDate date) {
-			return date.equals(LocalDate.MAX) ? "infinity"
-					: date.equals(LocalDate.MIN) ? "-infinity" : DateTimeFormatter.ISO_LOCAL_DATE.format(date);
-		}
-		if (value instanceof LocalTime time) {
-			return time.equals(LocalTime.MAX) ? "24:00:00" : DateTimeFormatter.ISO_LOCAL_TIME.format(time);
-		}
-		if (value instanceof OffsetTime time) {
-			return DateTimeFormatter.ISO_OFFSET_TIME.format(time);
-		}
-		if (value instanceof Instant instant) {
-			return DateTimeFormatter.ISO_INSTANT.format(instant);
-		}
-		// Enums, ranges and types without a decoder arrive as the server's text.
-		return value.toString();
+		json.writeRawValue(RowJson.value(value));
 	}
 
 }

@@ -1,43 +1,23 @@
 package io.postlog.kafka;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
-import io.postlog.Change;
 import io.postlog.Lsn;
-import io.postlog.Operation;
 import io.postlog.TableId;
-import io.postlog.Transaction;
-import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PgIdentifiers;
-import io.postlog.admin.SlotLostException;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
-import io.postlog.consumer.GuardedConsumerListener;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.ReplicationConsumerException;
-import io.postlog.consumer.SnapshotProgress;
-import io.postlog.consumer.SubscriptionControl;
-import io.postlog.consumer.SubscriptionState;
-import io.postlog.consumer.Subscription;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,26 +64,20 @@ public final class KafkaRelay {
 
 	private final @Nullable DataSource dataSource;
 
-	private final Listeners listeners;
+	private final RelayListeners listeners;
 
-	private KafkaRelay(Builder builder, RelayProgress progress) {
+	private KafkaRelay(Builder builder, RelayClientProperties clients, RelayProgress progress) {
 		this.progress = progress;
 		this.slotName = builder.slotName;
 		this.outboxTable = builder.outboxTable;
 		this.dataSource = builder.dataSource;
-		this.adminProperties = builder.adminProperties();
-		Map<String, Object> producerProperties = builder.producerProperties();
-		Map<String, Object> consumerProperties = builder.consumerProperties();
-		this.offsets = new OffsetsTopic(builder.offsetsTopic, builder.slotName,
-				() -> new KafkaConsumer<>(consumerProperties, new ByteArrayDeserializer(), new ByteArrayDeserializer()),
+		this.adminProperties = clients.admin();
+		this.offsets = new OffsetsTopic(builder.offsetsTopic, builder.slotName, clients::newConsumer,
 				builder.kafkaTimeout);
 		ReplicaIdentityKeys keys = new ReplicaIdentityKeys(Objects.requireNonNull(builder.dataSource, "dataSource"));
-		this.store = new KafkaCheckpointStore(builder.slotName, builder.transactionalId, (id) -> {
-			Map<String, Object> properties = new HashMap<>(producerProperties);
-			properties.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id);
-			return new KafkaProducer<>(properties, new ByteArraySerializer(), new ByteArraySerializer());
-		}, this.offsets, progress, keys::clear, new CoordinatorDiagnosis(this.adminProperties, builder.initTimeout),
-				builder.initTimeout);
+		this.store = new KafkaCheckpointStore(builder.slotName, builder.transactionalId, clients::newProducer,
+				this.offsets, progress, keys::clear,
+				new CoordinatorDiagnosis(this.adminProperties, builder.initTimeout), builder.initTimeout);
 		Set<String> ownTopics = Set.of(builder.offsetsTopic);
 		ChangeRecords changes = new ChangeRecords(new TopicNames(builder.topic, ownTopics), keys);
 		OutboxRecords outbox = new OutboxRecords(builder.outboxTopic, builder.slotName, ownTopics);
@@ -114,7 +88,7 @@ public final class KafkaRelay {
 			published.add(outboxTable);
 		}
 		KafkaCheckpointStore store = this.store;
-		this.listeners = new Listeners(store, builder.listeners);
+		this.listeners = new RelayListeners(store, builder.listeners);
 		ReplicationConsumer.Builder consumer = Objects.requireNonNull(builder.consumer, "consumer");
 		consumer.slotName(builder.slotName)
 			.publicationName(builder.publicationName)
@@ -122,35 +96,7 @@ public final class KafkaRelay {
 			.checkpointStore(store)
 			.checkpointBatch(builder.batchTransactions, builder.batchDelay)
 			.listener(this.listeners);
-		consumer.subscribe(Subscription.onChange("kafka-relay", (change) -> {
-			if (change.table().equals(outboxTable)) {
-				if (change.operation() == Operation.INSERT) {
-					store.send(outbox.record(change), change.commitTime());
-				}
-			}
-			else {
-				store.send(changes.record(change), change.commitTime());
-			}
-		}).withFilter((change) -> relayed.contains(change.table()) || change.table().equals(outboxTable)));
-		String prefix = builder.outboxMessagePrefix;
-		if (prefix != null) {
-			AtomicBoolean warned = new AtomicBoolean();
-			consumer.subscribe(Subscription.onMessage("kafka-outbox-messages", (message) -> {
-				if (!message.prefix().equals(prefix)) {
-					return;
-				}
-				if (!message.transactional()) {
-					if (warned.compareAndSet(false, true)) {
-						logger.warn(
-								"Ignoring non-transactional outbox messages with prefix {} (first at {}): only "
-										+ "transactional messages commit with their transaction",
-								prefix, message.lsn());
-					}
-					return;
-				}
-				store.send(outbox.record(message), Instant.now());
-			}));
-		}
+		RelayRouting.subscribe(consumer, store, changes, outbox, relayed, outboxTable, builder.outboxMessagePrefix);
 		this.consumer = consumer.build();
 	}
 
@@ -201,7 +147,7 @@ public final class KafkaRelay {
 		if (state != ConsumerState.RUNNING || this.store.ready()) {
 			return state;
 		}
-		return (this.listeners.lastFailure != null) ? ConsumerState.RETRYING : ConsumerState.STARTING;
+		return (this.listeners.lastFailure() != null) ? ConsumerState.RETRYING : ConsumerState.STARTING;
 	}
 
 	/**
@@ -233,7 +179,7 @@ public final class KafkaRelay {
 	 * @return the failure, or {@code null} when there was none
 	 */
 	public @Nullable Throwable lastFailure() {
-		return this.listeners.lastFailure;
+		return this.listeners.lastFailure();
 	}
 
 	/**
@@ -533,11 +479,7 @@ public final class KafkaRelay {
 						+ " is both the outbox table and a relayed table; relay it one way");
 			}
 			PgIdentifiers.requireSlotName(this.slotName);
-			if (this.initTimeout.isNegative() || this.initTimeout.isZero()
-					|| this.initTimeout.toMillis() > Integer.MAX_VALUE) {
-				throw new ReplicationConsumerException("The Kafka relay's init timeout (postlog.kafka.init-timeout) "
-						+ "must be positive and at most " + Integer.MAX_VALUE + " ms, not " + this.initTimeout);
-			}
+			RelayClientProperties clients = clientProperties();
 			Set<TableId> distinct = new LinkedHashSet<>(this.tables);
 			TopicNames topics = new TopicNames(this.topic, Set.of(this.offsetsTopic));
 			for (TableId table : distinct) {
@@ -548,132 +490,12 @@ public final class KafkaRelay {
 					: "postlog-" + this.slotName;
 			RelayProgress progress = new RelayProgress();
 			progress.listener(this.commitListener);
-			return new KafkaRelay(this, progress);
+			return new KafkaRelay(this, clients, progress);
 		}
 
-		private Map<String, Object> producerProperties() {
-			Map<String, Object> properties = new HashMap<>(this.kafka);
-			properties.putAll(this.producer);
-			properties.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
-			properties.put(ProducerConfig.ACKS_CONFIG, "all");
-			properties.put(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, (int) this.transactionTimeout.toMillis());
-			// initTransactions and commitTransaction block for max.block.ms at most, then
-			// throw a TimeoutException: that is the init timeout.
-			properties.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, this.initTimeout.toMillis());
-			// A relay sends many small records per transaction: larger batches than the
-			// client's 16 KB mean fewer requests, unless configured otherwise.
-			properties.putIfAbsent(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
-			properties.remove(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG);
-			properties.remove(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG);
-			return properties;
-		}
-
-		private Map<String, Object> consumerProperties() {
-			Map<String, Object> properties = new HashMap<>(this.kafka);
-			properties.putAll(this.consumerProperties);
-			properties.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-			properties.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-			properties.remove(ConsumerConfig.GROUP_ID_CONFIG);
-			properties.remove(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG);
-			properties.remove(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG);
-			return properties;
-		}
-
-		private Map<String, Object> adminProperties() {
-			Map<String, Object> properties = new HashMap<>(this.kafka);
-			properties.putAll(this.admin);
-			properties.putIfAbsent(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, (int) this.kafkaTimeout.toMillis());
-			return properties;
-		}
-
-	}
-
-	/**
-	 * Passes every one of the consumer's events on to the relay's observers (guarded: one
-	 * that throws is logged and counted, and keeps neither delivery nor the others from
-	 * going on), and tells the store when the consumer waits in standby and when a
-	 * session ended.
-	 */
-	private static final class Listeners implements ConsumerListener {
-
-		private final KafkaCheckpointStore store;
-
-		private final GuardedConsumerListener observers;
-
-		private volatile @Nullable Throwable lastFailure;
-
-		Listeners(KafkaCheckpointStore store, List<ConsumerListener> listeners) {
-			this.store = store;
-			this.observers = GuardedConsumerListener.of(listeners);
-		}
-
-		@Override
-		public void stateChanged(ConsumerState previous, ConsumerState current, @Nullable Throwable cause) {
-			if (current == ConsumerState.STANDBY) {
-				this.store.standby();
-			}
-			if (current == ConsumerState.RETRYING || current == ConsumerState.STANDBY
-					|| current == ConsumerState.FAILED) {
-				// The session is over: the next one is RUNNING only once its load is
-				// done.
-				this.store.notReady();
-			}
-			if (cause != null) {
-				this.lastFailure = cause;
-			}
-			this.observers.stateChanged(previous, current, cause);
-		}
-
-		@Override
-		public void changeDelivered(Change change, Duration handlerTime) {
-			this.observers.changeDelivered(change, handlerTime);
-		}
-
-		@Override
-		public void transactionDelivered(Transaction transaction, Duration handlerTime) {
-			this.observers.transactionDelivered(transaction, handlerTime);
-		}
-
-		@Override
-		public void retrying(int attempt, Duration backOff, Throwable cause) {
-			this.lastFailure = cause;
-			this.observers.retrying(attempt, backOff, cause);
-		}
-
-		@Override
-		public void slotAdvanced(Lsn acknowledged, Lsn confirmedFlush) {
-			this.observers.slotAdvanced(acknowledged, confirmedFlush);
-		}
-
-		@Override
-		public void slotLost(SlotLostException loss, LostSlotAction action) {
-			this.observers.slotLost(loss, action);
-		}
-
-		@Override
-		public void acknowledged(Lsn lsn) {
-			this.observers.acknowledged(lsn);
-		}
-
-		@Override
-		public void spilled(long bytes, long totalBytes) {
-			this.observers.spilled(bytes, totalBytes);
-		}
-
-		@Override
-		public void snapshotStarted(Lsn consistentPoint, List<TableId> tables) {
-			this.observers.snapshotStarted(consistentPoint, tables);
-		}
-
-		@Override
-		public void snapshotCompleted(SnapshotProgress progress) {
-			this.observers.snapshotCompleted(progress);
-		}
-
-		@Override
-		public void subscriptionStateChanged(SubscriptionControl control, SubscriptionState previous,
-				@Nullable Throwable cause) {
-			this.observers.subscriptionStateChanged(control, previous, cause);
+		private RelayClientProperties clientProperties() {
+			return new RelayClientProperties(this.kafka, this.producer, this.consumerProperties, this.admin,
+					this.transactionTimeout, this.initTimeout, this.kafkaTimeout);
 		}
 
 	}

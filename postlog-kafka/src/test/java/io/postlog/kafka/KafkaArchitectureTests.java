@@ -1,7 +1,13 @@
 package io.postlog.kafka;
 
+import java.sql.SQLException;
+
+import com.tngtech.archunit.core.domain.JavaCall;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.properties.HasName;
+import com.tngtech.archunit.core.domain.properties.HasOwner;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.Test;
@@ -10,6 +16,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.members;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
@@ -40,6 +47,16 @@ class KafkaArchitectureTests {
 			.areAnnotatedWith(AutoConfiguration.class)
 			.should()
 			.notBePublic()
+			.check(this.classes);
+	}
+
+	@Test
+	void onlyPgErrorsReadsSqlStates() {
+		noClasses().should()
+			.callMethodWhere(JavaCall.Predicates.target(HasName.Predicates.name("getSQLState"))
+				.and(JavaCall.Predicates
+					.target(HasOwner.Predicates.With.owner(JavaClass.Predicates.assignableTo(SQLException.class)))))
+			.because("SQLState meaning lives in io.postlog.admin.PgErrors")
 			.check(this.classes);
 	}
 

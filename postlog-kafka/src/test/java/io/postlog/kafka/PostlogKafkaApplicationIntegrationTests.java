@@ -7,9 +7,12 @@ import java.util.Map;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.postlog.spring.boot.actuate.PostlogEndpoint;
+import io.postlog.spring.boot.autoconfigure.PostlogConnectionDetails;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import io.postlog.test.TcpProxy;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -124,6 +127,51 @@ class PostlogKafkaApplicationIntegrationTests {
 				.extracting(PostlogEndpoint.ServerSlotDescriptor::name)
 				.contains("postlog_kafka");
 		}
+	}
+
+	@Test
+	void relayConnectsWithTheApplicationsPostlogConnectionDetails(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE proxied (id int PRIMARY KEY, note text)");
+		try (TcpProxy proxy = TcpProxy.start(database.server())) {
+			SpringApplication application = new SpringApplication(RelayApplication.class);
+			// The DataSource reaches the server directly; only the connection details go
+			// through the proxy.
+			application.addInitializers((context) -> context.getBeanFactory()
+				.registerSingleton("proxiedConnectionDetails",
+						new ProxiedConnectionDetails(proxy.jdbcUrl(database.name()), database.username())));
+			application.setDefaultProperties(Map.of("spring.datasource.url", database.jdbcUrl(),
+					"spring.datasource.username", database.username(), "spring.kafka.bootstrap-servers",
+					broker.bootstrapServers(), "postlog.kafka.enabled", "true", "postlog.kafka.tables", "proxied",
+					"postlog.kafka.topic", "proxied.{table}", "postlog.kafka.slot.name", "postlog_kafka_proxied",
+					"postlog.kafka.publication.name", "postlog_kafka_proxied", "spring.main.banner-mode", "off"));
+			try (ConfigurableApplicationContext context = application.run()) {
+				PostlogKafkaRelay relay = context.getBean(PostlogKafkaRelay.class);
+				await().atMost(Duration.ofSeconds(30))
+					.until(() -> relay.relay().state() == io.postlog.consumer.ConsumerState.RUNNING);
+				assertThat(proxy.openConnections()).isPositive();
+				long forwarded = proxy.bytesForwarded();
+				database.execute("INSERT INTO proxied VALUES (1, 'through the proxy')");
+				List<ConsumerRecord<byte[], byte[]>> records = broker.readAll("proxied.proxied", 1,
+						Duration.ofSeconds(60));
+				assertThat(records).hasSize(1);
+				assertThat(json.readTree(records.get(0).value()).get("after").toString())
+					.isEqualTo("{\"id\":1,\"note\":\"through the proxy\"}");
+				assertThat(proxy.bytesForwarded()).isGreaterThan(forwarded);
+			}
+		}
+	}
+
+	/**
+	 * An application's own connection details, as Testcontainers' or Docker Compose's
+	 * would be.
+	 */
+	record ProxiedConnectionDetails(String getJdbcUrl, String getUsername) implements PostlogConnectionDetails {
+
+		@Override
+		public @Nullable String getPassword() {
+			return null;
+		}
+
 	}
 
 	@SpringBootConfiguration

@@ -3,6 +3,7 @@ package io.postlog.spring;
 import java.sql.SQLException;
 
 import io.postlog.PostlogException;
+import io.postlog.admin.PgErrors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,8 +37,8 @@ public final class FailureText {
 			return failure.toString();
 		}
 		String text = failure.getClass().getName();
-		if (failure instanceof SQLException sql && sql.getSQLState() != null) {
-			text += " (SQLState " + sql.getSQLState() + ")";
+		if (failure instanceof SQLException sql && PgErrors.sqlState(sql) != null) {
+			text += " (SQLState " + PgErrors.sqlState(sql) + ")";
 		}
 		return text;
 	}

@@ -12,6 +12,7 @@ import javax.sql.DataSource;
 import io.postlog.Operation;
 import io.postlog.PostlogException;
 import io.postlog.TableId;
+import io.postlog.admin.PgErrors;
 import io.postlog.admin.PublicationMode;
 import io.postlog.decoder.DecoderCatalog;
 import io.postlog.decoder.DecoderRefusedException;
@@ -44,7 +45,7 @@ final class ListenerStartupChecks {
 		}
 		catch (SQLException ex) {
 			throw new PostlogException("Could not check the tables of postlog group '" + group.displayName()
-					+ "' against the catalog (SQLState " + ex.getSQLState() + ")", ex);
+					+ "' against the catalog (SQLState " + PgErrors.sqlState(ex) + ")", ex);
 		}
 	}
 

@@ -11,6 +11,7 @@ import io.postlog.PostlogException;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
+import io.postlog.json.RowJson;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,7 +85,7 @@ public final class PostlogDeadLetterErrorHandler implements PgListenerErrorHandl
 		try {
 			this.jdbc.update(INSERT, this.slotNames.apply(exception.group()), exception.listenerId(), change.id(),
 					change.table().toString(), change.operation().name(), change.commitLsn().toString(),
-					key(change, row), (row != null) ? RowJson.write(row) : null, cause.getClass().getName(),
+					key(change, row), (row != null) ? RowJson.row(row) : null, cause.getClass().getName(),
 					cause.getMessage());
 		}
 		catch (DataAccessException ex) {
@@ -105,7 +106,7 @@ public final class PostlogDeadLetterErrorHandler implements PgListenerErrorHandl
 		}
 		List<String> key = this.keys.computeIfAbsent(change.table(),
 				(table) -> this.jdbc.queryForList(KEY, String.class, table.schema(), table.name()));
-		return key.isEmpty() ? null : RowJson.write(row, key);
+		return key.isEmpty() ? null : RowJson.row(row, key);
 	}
 
 }

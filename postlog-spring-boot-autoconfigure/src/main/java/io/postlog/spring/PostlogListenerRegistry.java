@@ -2,7 +2,6 @@ package io.postlog.spring;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -75,19 +74,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 
 	private volatile boolean running;
 
-	/** Orders readiness decisions of the consumers' threads and the application's. */
-	private final Object readinessLock = new Object();
-
-	private final Set<String> streamingGroups = new LinkedHashSet<>();
-
-	private volatile boolean ready;
-
-	private volatile int groupCount;
-
-	private volatile Readiness readiness = Readiness.STARTED;
-
-	/** Whether readiness was last published as accepting, once ready. */
-	private boolean accepting = true;
+	private final RegistryReadiness readiness = new RegistryReadiness(this::publishReadiness);
 
 	/**
 	 * Creates a registry whose listeners stop alone when their retries run out.
@@ -124,7 +111,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	 * @param readiness the readiness policy
 	 */
 	public void setReadiness(Readiness readiness) {
-		this.readiness = readiness;
+		this.readiness.policy(readiness);
 	}
 
 	/**
@@ -245,7 +232,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		publishReadiness(ReadinessState.REFUSING_TRAFFIC);
 		List<PostlogConsumerGroup> started = new ArrayList<>();
 		Map<String, List<ListenerEndpoint>> byGroup = endpointsByGroup();
-		this.groupCount = byGroup.size();
+		this.readiness.expect(byGroup.size());
 		try {
 			for (Map.Entry<String, List<ListenerEndpoint>> entry : byGroup.entrySet()) {
 				PostlogConsumerGroup group = startGroup(entry.getKey(), entry.getValue());
@@ -254,7 +241,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 			}
 		}
 		catch (RuntimeException ex) {
-			stopAll(started);
+			GroupStops.stopAll(started);
 			this.groups = List.of();
 			throw ex;
 		}
@@ -276,18 +263,18 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		}
 		List<ConsumerListener> listeners = new ArrayList<>();
 		listeners.add(group.recorder());
-		listeners.add(new GroupNotices(group, this::groupStreaming));
+		listeners.add(new GroupNotices(group, this.readiness::groupStreaming));
 		listeners.add(new ConsumerListener() {
 
 			@Override
 			public void stateChanged(ConsumerState previous, ConsumerState current, @Nullable Throwable cause) {
-				reassess();
+				PostlogListenerRegistry.this.readiness.reassess(PostlogListenerRegistry.this.groups);
 			}
 
 			@Override
 			public void subscriptionStateChanged(SubscriptionControl control, SubscriptionState previous,
 					@Nullable Throwable cause) {
-				reassess();
+				PostlogListenerRegistry.this.readiness.reassess(PostlogListenerRegistry.this.groups);
 			}
 
 		});
@@ -348,49 +335,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 			groups = this.groups;
 			this.running = false;
 		}
-		stopAll(groups);
-	}
-
-	/**
-	 * Stops the groups at once, each on a thread of its own joined here: a group's stop
-	 * waits for its transaction in delivery and its outstanding acknowledgements, and one
-	 * after another they could outlast the application's shutdown phase.
-	 */
-	private static void stopAll(List<PostlogConsumerGroup> groups) {
-		if (groups.size() == 1) {
-			groups.get(0).stop();
-			return;
-		}
-		List<Thread> stopping = new ArrayList<>();
-		List<PostlogConsumerGroup> reversed = new ArrayList<>(groups);
-		Collections.reverse(reversed);
-		for (PostlogConsumerGroup group : reversed) {
-			Thread thread = new Thread(() -> {
-				try {
-					group.stop();
-				}
-				catch (RuntimeException ex) {
-					logger.warn("Stopping postlog group '{}' failed", group.displayName(), ex);
-				}
-			}, "postlog-stop-" + group.slotName());
-			thread.setDaemon(true);
-			thread.start();
-			stopping.add(thread);
-		}
-		boolean interrupted = false;
-		for (Thread thread : stopping) {
-			while (thread.isAlive()) {
-				try {
-					thread.join();
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-			}
-		}
-		if (interrupted) {
-			Thread.currentThread().interrupt();
-		}
+		GroupStops.stopAll(groups);
 	}
 
 	@Override
@@ -423,49 +368,6 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		return groups.isEmpty() ? null : groups.get(0).lastFailure();
 	}
 
-	private void groupStreaming(PostlogConsumerGroup group) {
-		synchronized (this.readinessLock) {
-			this.streamingGroups.add(group.name());
-			if (!this.ready && this.streamingGroups.size() >= this.groupCount) {
-				this.ready = true;
-				publishReadiness(ReadinessState.ACCEPTING_TRAFFIC);
-			}
-		}
-	}
-
-	/**
-	 * With {@link Readiness#DELIVERING}, once every group streamed: refuses traffic while
-	 * a group is not delivering or a listener is stopped by its error handler, and
-	 * accepts it again when all deliver.
-	 */
-	private void reassess() {
-		if (this.readiness != Readiness.DELIVERING) {
-			return;
-		}
-		synchronized (this.readinessLock) {
-			if (!this.ready) {
-				return;
-			}
-			boolean delivering = delivering();
-			if (delivering != this.accepting) {
-				this.accepting = delivering;
-				logger.info("postlog readiness: {}", delivering ? "every group delivers" : "not delivering");
-				publishReadiness(delivering ? ReadinessState.ACCEPTING_TRAFFIC : ReadinessState.REFUSING_TRAFFIC);
-			}
-		}
-	}
-
-	private boolean delivering() {
-		for (PostlogConsumerGroup group : this.groups) {
-			ConsumerState state = group.state();
-			if (state == null || state == ConsumerState.RETRYING || state == ConsumerState.FAILED
-					|| state == ConsumerState.STARTING || !group.failedListeners().isEmpty()) {
-				return false;
-			}
-		}
-		return true;
-	}
-
 	/**
 	 * Keeps readiness refusing while a group has not streamed yet: Spring Boot publishes
 	 * {@code ACCEPTING_TRAFFIC} once the application has started, which would otherwise
@@ -478,15 +380,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		if (event.getState() != ReadinessState.ACCEPTING_TRAFFIC || event.getSource() == this) {
 			return;
 		}
-		synchronized (this.readinessLock) {
-			if (!this.ready && this.groupCount > 0) {
-				logger.info("postlog is not streaming yet: readiness stays {}", ReadinessState.REFUSING_TRAFFIC);
-				publishReadiness(ReadinessState.REFUSING_TRAFFIC);
-			}
-			else if (this.ready && !this.accepting) {
-				publishReadiness(ReadinessState.REFUSING_TRAFFIC);
-			}
-		}
+		this.readiness.applicationAccepting();
 	}
 
 	private void publishReadiness(ReadinessState state) {

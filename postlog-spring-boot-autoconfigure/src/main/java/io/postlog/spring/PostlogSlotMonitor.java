@@ -14,6 +14,7 @@ import javax.sql.DataSource;
 import io.postlog.Lsn;
 import io.postlog.PostlogException;
 import io.postlog.TableId;
+import io.postlog.admin.PgErrors;
 import io.postlog.admin.PublicationNotFoundException;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.ReplicationSettings;
@@ -229,8 +230,8 @@ public final class PostlogSlotMonitor {
 		if (ex instanceof PostlogException) {
 			return ex.getClass().getSimpleName() + ": " + ex.getMessage();
 		}
-		if (ex instanceof SQLException sql && sql.getSQLState() != null) {
-			return ex.getClass().getName() + ", SQLState " + sql.getSQLState();
+		if (ex instanceof SQLException sql && PgErrors.sqlState(sql) != null) {
+			return ex.getClass().getName() + ", SQLState " + PgErrors.sqlState(sql);
 		}
 		return ex.getClass().getName();
 	}

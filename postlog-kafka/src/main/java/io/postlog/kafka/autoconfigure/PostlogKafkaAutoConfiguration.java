@@ -7,9 +7,7 @@ import javax.sql.DataSource;
 
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.postlog.TableId;
-import io.postlog.consumer.ReconnectPolicy;
 import io.postlog.consumer.ReplicationConsumer;
-import io.postlog.consumer.RetryPolicy;
 import io.postlog.kafka.KafkaRelay;
 import io.postlog.kafka.KafkaRelayCustomizer;
 import io.postlog.kafka.PostlogKafkaRelay;
@@ -19,6 +17,9 @@ import io.postlog.kafka.metrics.PostlogKafkaMetrics;
 import io.postlog.spring.PostlogServerPoller;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
+import io.postlog.spring.boot.autoconfigure.PostlogConnectionDetails;
+import io.postlog.spring.boot.autoconfigure.PostlogConsumerMapping;
+import io.postlog.spring.boot.autoconfigure.PostlogDatasourceProperties;
 import io.postlog.spring.boot.autoconfigure.PostlogProperties;
 import io.postlog.spring.boot.metrics.GroupMeters;
 import io.postlog.stream.ReplicationConnectionFactory;
@@ -50,8 +51,8 @@ import org.springframework.context.annotation.Configuration;
  * outbox to Kafka, exactly once, with the Kafka client configured by
  * {@code spring.kafka.*} and Boot's {@code KafkaConnectionDetails} (servers, security
  * protocol, SSL bundle), as Boot configures its own Kafka clients, and the replication
- * connection by {@code postlog.datasource.*} (or the application's
- * {@code JdbcConnectionDetails}).
+ * connection by the {@code PostlogConnectionDetails} bean (an application's own, else
+ * {@code postlog.datasource.*} or the application's {@code JdbcConnectionDetails}).
  */
 @AutoConfiguration(
 		after = { DataSourceAutoConfiguration.class, KafkaAutoConfiguration.class, PostlogAutoConfiguration.class })
@@ -68,8 +69,12 @@ public final class PostlogKafkaAutoConfiguration {
 	@ConditionalOnMissingBean
 	PostlogKafkaRelay postlogKafkaRelay(PostlogKafkaProperties properties, PostlogProperties postlog,
 			KafkaProperties kafka, KafkaConnectionDetails connection, DataSource dataSource,
+			ObjectProvider<PostlogConnectionDetails> postlogConnection,
 			ObjectProvider<JdbcConnectionDetails> jdbcConnection, ObjectProvider<KafkaRelayCustomizer> customizers) {
-		ReplicationConnectionFactory connections = connectionFactory(postlog, jdbcConnection.getIfAvailable());
+		PostlogConnectionDetails details = postlogConnection.getIfAvailable();
+		ReplicationConnectionFactory connections = (details != null)
+				? ReplicationConnectionFactory.of(details.getJdbcUrl(), details.getUsername(), details.getPassword())
+				: connectionFactory(postlog, jdbcConnection.getIfAvailable());
 		return new PostlogKafkaRelay(() -> relay(properties, postlog, kafka, connection, dataSource, connections,
 				customizers.orderedStream().toList()), properties.isAutoStartup());
 	}
@@ -77,22 +82,12 @@ public final class PostlogKafkaAutoConfiguration {
 	private static KafkaRelay relay(PostlogKafkaProperties properties, PostlogProperties postlog, KafkaProperties kafka,
 			KafkaConnectionDetails connection, DataSource dataSource, ReplicationConnectionFactory connections,
 			List<KafkaRelayCustomizer> customizers) {
-		PostlogProperties.Retry retry = postlog.getRetry();
-		ReplicationConsumer.Builder consumer = ReplicationConsumer.builder()
+		ReplicationConsumer.Builder consumer = PostlogConsumerMapping
+			.mapConnection(postlog, ReplicationConsumer.builder())
 			.connectionFactory(connections)
 			.adminDataSource(dataSource)
 			.slotLifecycle(properties.getSlot().getLifecycle())
-			.publicationMode(properties.getPublication().getMode())
-			.retryPolicy(new RetryPolicy(retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
-					retry.getMaxAttempts()))
-			.reconnectPolicy(new ReconnectPolicy(postlog.getReconnect().getInitialInterval(),
-					postlog.getReconnect().getMultiplier(), postlog.getReconnect().getMaxInterval()))
-			.statusInterval(postlog.getStatusInterval())
-			.connectTimeout(postlog.getConnectTimeout())
-			.readAhead(1024, postlog.getDelivery().getReadAhead().toBytes());
-		if (postlog.getBinary() != null) {
-			consumer.binary(postlog.getBinary());
-		}
+			.publicationMode(properties.getPublication().getMode());
 		PostlogKafkaProperties.Outbox outbox = properties.getOutbox();
 		KafkaRelay.Builder builder = KafkaRelay.builder()
 			.consumer(consumer)
@@ -119,9 +114,14 @@ public final class PostlogKafkaAutoConfiguration {
 		return builder.build();
 	}
 
+	/**
+	 * The replication connection without a {@link PostlogConnectionDetails} bean
+	 * (postlog's own auto-configuration off, {@code postlog.enabled=false}): as that bean
+	 * would be.
+	 */
 	private static ReplicationConnectionFactory connectionFactory(PostlogProperties properties,
 			@Nullable JdbcConnectionDetails connectionDetails) {
-		PostlogProperties.Datasource datasource = properties.getDatasource();
+		PostlogDatasourceProperties datasource = properties.getDatasource();
 		if (datasource.getUrl() != null) {
 			return ReplicationConnectionFactory.of(datasource.getUrl(), datasource.getUsername(),
 					datasource.getPassword());

@@ -1,23 +1,16 @@
 package io.postlog.spring.boot.actuate;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import io.postlog.Lsn;
 import io.postlog.TableId;
-import io.postlog.admin.ReplicationSettings;
-import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotStatistics;
 import io.postlog.consumer.Backfill;
 import io.postlog.consumer.BackfillQueueFullException;
-import io.postlog.consumer.ConsumerState;
-import io.postlog.consumer.SnapshotProgress;
 import io.postlog.consumer.SubscriptionControl;
-import io.postlog.spring.FailureText;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
@@ -130,24 +123,24 @@ public class PostlogEndpoint {
 		List<ConsumerDescriptor> consumers = new ArrayList<>();
 		for (PostlogConsumerGroup group : this.registry.groups()) {
 			// The streaming monitor watches the default group's consumer.
-			consumers.add(describe(group.displayName(), group.state(), group.ackedLsn(), group.lastCommitTime(),
-					group.lastFailure(), group.listeners(), group.monitor(),
+			consumers.add(PostlogDescriptors.consumer(group.displayName(), group.state(), group.ackedLsn(),
+					group.lastCommitTime(), group.lastFailure(), group.listeners(), group.monitor(),
 					PostlogConsumerGroup.DEFAULT.equals(group.name()) ? streaming() : null, group.snapshot(),
 					group.backfills(), Map.of(), this.showExceptionMessages));
 		}
 		if (consumers.isEmpty()) {
-			consumers.add(describe("default", null, null, null, null, List.of(), this.monitor, streaming(), null,
-					List.of(), Map.of(), this.showExceptionMessages));
+			consumers.add(PostlogDescriptors.consumer("default", null, null, null, null, List.of(), this.monitor,
+					streaming(), null, List.of(), Map.of(), this.showExceptionMessages));
 		}
 		for (PostlogEndpointConsumer other : this.others) {
-			consumers.add(describe(other.group(), other.state(), other.ackedLsn(), other.lastCommitTime(),
-					other.lastFailure(), List.of(), other.monitor(), null, null, List.of(), other.details(),
-					this.showExceptionMessages));
+			consumers.add(PostlogDescriptors.consumer(other.group(), other.state(), other.ackedLsn(),
+					other.lastCommitTime(), other.lastFailure(), List.of(), other.monitor(), null, null, List.of(),
+					other.details(), this.showExceptionMessages));
 		}
 		PostlogSlotMonitor.Reading reading = this.monitor.reading();
 		PostlogSlotMonitor.ServerStatus server = reading.server();
-		return new PostlogDescriptor(consumers,
-				(reading.failure() == null && server != null) ? server(server, ownSlots()) : Unavailable.of(reading));
+		return new PostlogDescriptor(consumers, (reading.failure() == null && server != null)
+				? PostlogDescriptors.server(server, ownSlots()) : Unavailable.of(reading));
 	}
 
 	private Set<String> ownSlots() {
@@ -162,53 +155,6 @@ public class PostlogEndpoint {
 		return slots;
 	}
 
-	private static ConsumerDescriptor describe(String group, @Nullable ConsumerState state, @Nullable Lsn ackedLsn,
-			@Nullable Instant lastCommitTime, @Nullable Throwable failure,
-			List<PostlogConsumerGroup.ListenerInfo> listeners, PostlogSlotMonitor monitor,
-			@Nullable StreamingDescriptor streaming, @Nullable SnapshotProgress snapshot, List<Backfill> backfills,
-			Map<String, Object> details, boolean withMessages) {
-		PostlogSlotMonitor.Reading reading = monitor.reading();
-		PostlogSlotMonitor.SlotStatus status = reading.available() ? reading.slot() : null;
-		SlotInfo slot = (status != null) ? status.slot() : null;
-		return new ConsumerDescriptor(group, (state != null) ? state.name() : "NOT_STARTED", text(ackedLsn),
-				(lastCommitTime != null) ? lastCommitTime.toString() : null, FailureText.of(failure, withMessages),
-				withMessages ? listeners
-						: listeners.stream().map(PostlogConsumerGroup.ListenerInfo::withoutErrorMessage).toList(),
-				(status != null) ? new SlotDescriptor(status.slotName(), slot != null,
-						(slot != null) ? slot.active() : null, (slot != null) ? text(slot.confirmedFlushLsn()) : null,
-						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null)
-						: Unavailable.of(reading),
-				(status != null)
-						? new PublicationDescriptor(monitor.publicationName(),
-								reading.publicationTables().stream().map(TableId::toString).toList())
-						: Unavailable.of(reading),
-				(status != null) ? status.currentLsn().toString() : null, (status != null) ? status.lagBytes() : null,
-				streaming, snapshot(snapshot, (status != null) ? status.snapshotSlot() : null),
-				backfills.stream().map((backfill) -> backfill(backfill, withMessages)).toList(), details);
-	}
-
-	private static BackfillDescriptor backfill(Backfill backfill, boolean withMessages) {
-		return new BackfillDescriptor(backfill.id(), backfill.state().name(),
-				backfill.tables().stream().map(TableId::toString).toList(), backfill.rowsDone(),
-				backfill.rowsEstimated(),
-				backfill.progress()
-					.stream()
-					.map((table) -> new TableProgressDescriptor(table.table().toString(), table.rowsDone(),
-							table.rowsEstimated(), table.chunksDone(), table.chunksTotal(), table.done()))
-					.toList(),
-				FailureText.of(backfill.failure(), withMessages));
-	}
-
-	/**
-	 * Starts a backfill: {@code POST /actuator/postlog/backfill}.
-	 * @param operation {@code backfill}
-	 * @param tables comma-separated tables, {@code schema.table} or {@code table}
-	 * ({@code public})
-	 * @param group the consumer group, or {@code null} for the default one
-	 * @return the backfill's id ({@link BackfillStarted}, 200), or why it was refused
-	 * ({@link BackfillRefused}, 429) when the group holds as many unfinished backfills as
-	 * it may
-	 */
 	/**
 	 * Starts, stops, pauses or resumes one listener ({@code POST
 	 * /actuator/postlog/listeners/{id}} with {@code {"action":"stop"}}); a stop or pause
@@ -242,6 +188,16 @@ public class PostlogEndpoint {
 		return new ListenerRequested(id, action, (control != null) ? control.state().name() : "UNKNOWN");
 	}
 
+	/**
+	 * Starts a backfill: {@code POST /actuator/postlog/backfill}.
+	 * @param operation {@code backfill}
+	 * @param tables comma-separated tables, {@code schema.table} or {@code table}
+	 * ({@code public})
+	 * @param group the consumer group, or {@code null} for the default one
+	 * @return the backfill's id ({@link BackfillStarted}, 200), or why it was refused
+	 * ({@link BackfillRefused}, 429) when the group holds as many unfinished backfills as
+	 * it may
+	 */
 	@WriteOperation
 	public WebEndpointResponse<OperationResponseBody> backfill(@Selector String operation, String tables,
 			@Nullable String group) {
@@ -277,43 +233,6 @@ public class PostlogEndpoint {
 				backfill.tables().stream().map(TableId::toString).toList()));
 	}
 
-	private static @Nullable SnapshotDescriptor snapshot(@Nullable SnapshotProgress progress,
-			@Nullable SlotInfo snapshotSlot) {
-		if (progress == null && snapshotSlot == null) {
-			return null;
-		}
-		List<TableProgressDescriptor> tables = (progress != null) ? progress.tables()
-			.stream()
-			.map((table) -> new TableProgressDescriptor(table.table().toString(), table.rowsDone(),
-					table.rowsEstimated(), table.chunksDone(), table.chunksTotal(), table.done()))
-			.toList() : List.of();
-		return new SnapshotDescriptor((progress == null) ? "ELSEWHERE" : progress.complete() ? "COMPLETE" : "RUNNING",
-				(progress != null) ? progress.consistentPoint().toString() : null,
-				(progress != null) ? progress.rowsDone() : null, (progress != null) ? progress.rowsEstimated() : null,
-				tables, (snapshotSlot != null) ? snapshotSlot.slotName() : null);
-	}
-
-	private static ServerDescriptor server(PostlogSlotMonitor.ServerStatus server, Set<String> ownSlots) {
-		ReplicationSettings settings = server.settings();
-		List<ServerSlotDescriptor> slots = server.slots()
-			.stream()
-			.map((slot) -> new ServerSlotDescriptor(slot.slotName(), slot.plugin(), slot.database(),
-					ownSlots.contains(slot.slotName()) && server.database().equals(slot.database()), slot.active(),
-					slot.activePid(), slot.temporary(), text(slot.restartLsn()), text(slot.confirmedFlushLsn()),
-					slot.retainedBytes(server.position()), slot.walStatus(), slot.safeWalSize(),
-					(slot.inactiveSince() != null) ? slot.inactiveSince().toString() : null, slot.failover(),
-					slot.synced(), slot.conflicting(), slot.invalidationReason()))
-			.toList();
-		return new ServerDescriptor(settings.serverVersion(), settings.inRecovery(), server.position().toString(),
-				new SettingsDescriptor(settings.maxReplicationSlots(), settings.usedReplicationSlots(),
-						settings.maxWalSenders(), settings.usedWalSenders(), settings.maxSlotWalKeepSize(),
-						settings.walSenderTimeout().toString(),
-						(settings.idleReplicationSlotTimeout() != null)
-								? settings.idleReplicationSlotTimeout().toString() : null,
-						settings.synchronizedStandbySlots(), settings.syncReplicationSlots()),
-				slots);
-	}
-
 	private @Nullable StreamingDescriptor streaming() {
 		PostlogStreamingMonitor streaming = this.streaming;
 		if (streaming == null) {
@@ -322,10 +241,6 @@ public class PostlogEndpoint {
 		SlotStatistics server = streaming.serverStatistics();
 		return new StreamingDescriptor(streaming.enabled(), streaming.spilledBytes(), streaming.spilledBytesTotal(),
 				(server != null) ? server.spillBytes() : null, (server != null) ? server.streamBytes() : null);
-	}
-
-	private static @Nullable String text(@Nullable Lsn lsn) {
-		return (lsn != null) ? lsn.toString() : null;
 	}
 
 	/**

@@ -121,7 +121,7 @@ public final class PostlogAutoConfiguration {
 	}
 
 	private static void requireSupportedSnapshot(PostlogProperties properties) {
-		PostlogProperties.Snapshot snapshot = properties.getSnapshot();
+		PostlogSnapshotProperties snapshot = properties.getSnapshot();
 		if (snapshot.getParallelism() < 1 || snapshot.getParallelism() > 64) {
 			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.parallelism",
 					snapshot.getParallelism(), "A snapshot is read on 1 to 64 connections");
@@ -182,7 +182,7 @@ public final class PostlogAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnProperty("postlog.heartbeat.interval")
 	HeartbeatTracker postlogHeartbeatTracker(PostlogProperties properties) {
-		PostlogProperties.Heartbeat heartbeat = properties.getHeartbeat();
+		PostlogHeartbeatProperties heartbeat = properties.getHeartbeat();
 		Duration timeout = (heartbeat.getTimeout() != null) ? heartbeat.getTimeout()
 				: heartbeat.getInterval().multipliedBy(5);
 		return new HeartbeatTracker(properties.getSlot().getName(), timeout);
@@ -191,7 +191,7 @@ public final class PostlogAutoConfiguration {
 	@Bean
 	@ConditionalOnProperty("postlog.heartbeat.interval")
 	PostlogHeartbeat postlogHeartbeat(PostlogProperties properties, DataSource dataSource, HeartbeatTracker tracker) {
-		PostlogProperties.Heartbeat heartbeat = properties.getHeartbeat();
+		PostlogHeartbeatProperties heartbeat = properties.getHeartbeat();
 		HeartbeatWriter writer = new HeartbeatWriter(properties.getSlot().getName(), tracker.instance(),
 				TableId.parse(heartbeat.getTable()));
 		return new PostlogHeartbeat(dataSource, heartbeat.getInterval(), writer, tracker);
@@ -199,7 +199,7 @@ public final class PostlogAutoConfiguration {
 
 	private static void requireSupported(PostlogProperties properties) {
 		requireSupportedSnapshot(properties);
-		PostlogProperties.Checkpoint checkpoint = properties.getCheckpoint();
+		PostlogCheckpointProperties checkpoint = properties.getCheckpoint();
 		if (checkpoint.getBatchTransactions() < 1) {
 			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.batch-transactions",
 					checkpoint.getBatchTransactions(), "A sink transaction covers at least 1 source transaction");

@@ -1,6 +1,5 @@
 package io.postlog.spring.boot.autoconfigure;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -8,9 +7,7 @@ import javax.sql.DataSource;
 
 import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
-import io.postlog.consumer.ReconnectPolicy;
 import io.postlog.consumer.ReplicationConsumer;
-import io.postlog.consumer.RetryPolicy;
 import io.postlog.decoder.LogicalDecoder;
 import io.postlog.decoder.PgLogicalDecoder;
 import io.postlog.decoder.PgOutputLogicalDecoder;
@@ -93,33 +90,15 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			PgIdentifiers.requireName("table", table.name());
 		}
 		LogicalDecoder decoder = decoder(publicationName, tables);
-		PostlogProperties.Retry retry = this.properties.getRetry();
 		// The consumer's start() runs the start-up checks and creates the slot and
 		// publication on the calling thread, so a set-up fault fails the application's
 		// start-up.
-		ReplicationConsumer.Builder builder = ReplicationConsumer.builder()
+		ReplicationConsumer.Builder builder = PostlogConsumerMapping
+			.map(this.properties, group, ReplicationConsumer.builder())
 			.connectionFactory(this.connectionFactory)
 			.adminDataSource(this.dataSource)
-			.slotName(slotName)
-			.slotLifecycle(this.properties.getSlot().getLifecycle())
-			.publicationName(publicationName)
-			.publicationMode(this.properties.getPublication().getMode())
 			.tables(tables)
-			.decoder(decoder)
-			.retryPolicy(new RetryPolicy(retry.getInitialInterval(), retry.getMultiplier(), retry.getMaxInterval(),
-					retry.getMaxAttempts()))
-			.reconnectPolicy(reconnectPolicy(this.properties.getReconnect()))
-			.statusInterval(this.properties.getStatusInterval())
-			.connectTimeout(this.properties.getConnectTimeout())
-			.maxUnacknowledged(this.properties.getDelivery().getMaxUnacknowledged())
-			.unacknowledgedWarning(this.properties.getDelivery().getUnacknowledgedWarning())
-			.readAhead(1024, this.properties.getDelivery().getReadAhead().toBytes())
-			.maxTransactionChanges(this.properties.getMaxTransactionChanges())
-			.failover(this.properties.getSlot().isFailover())
-			.lostSlotAction(this.properties.getSlot().getOnLost());
-		if (this.properties.getBinary() != null) {
-			builder.binary(this.properties.getBinary());
-		}
+			.decoder(decoder);
 		if (this.heartbeats != null) {
 			// The default group tracks the heartbeats; every group keeps them from its
 			// listeners.
@@ -129,18 +108,13 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 			}
 		}
 		checkpoint(builder, this.properties.getCheckpoint(), slotName);
-		snapshot(builder);
-		return new PostlogListenerRegistry.GroupPlan(streaming(builder),
+		if (PostlogConsumerMapping.backfills(this.properties)
+				|| PostlogConsumerMapping.initialSnapshot(this.properties)) {
+			builder.snapshotConnections(this.snapshotConnections);
+		}
+		return new PostlogListenerRegistry.GroupPlan(builder,
 				new PostlogSlotMonitor(this.dataSource, slotName, publicationName, this.poller),
 				this.properties.getPublication().getMode(), tables, this.dataSource, decoder);
-	}
-
-	/**
-	 * The back-off between reconnects, from {@code postlog.reconnect.*}.
-	 */
-	static ReconnectPolicy reconnectPolicy(PostlogProperties.Reconnect reconnect) {
-		return new ReconnectPolicy(reconnect.getInitialInterval(), reconnect.getMultiplier(),
-				reconnect.getMaxInterval());
 	}
 
 	/**
@@ -161,7 +135,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 					"wal2json streams the tables it is given: set postlog.tables, or name tables on every "
 							+ "@PgChangeListener of the group");
 		}
-		PostlogProperties.Wal2json wal2json = this.properties.getWal2json();
+		PostlogWal2jsonProperties wal2json = this.properties.getWal2json();
 		return Wal2JsonDecoder.forTables(tables)
 			.allowingInsertOnlyTables(wal2json.isAllowInsertOnlyTables())
 			.withNumericsAsStrings(wal2json.isNumbersAsStrings())
@@ -183,7 +157,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 	 * created if allowed) now, so that a missing table or privilege fails start-up. Each
 	 * group keeps its own row, keyed by its slot.
 	 */
-	private void checkpoint(ReplicationConsumer.Builder builder, PostlogProperties.Checkpoint checkpoint,
+	private void checkpoint(ReplicationConsumer.Builder builder, PostlogCheckpointProperties checkpoint,
 			String slotName) {
 		if (checkpoint.getStore() != PostlogProperties.CheckpointStore.JDBC) {
 			return;
@@ -191,32 +165,7 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 		TransactionManagerCheckpointStore store = new TransactionManagerCheckpointStore(transactionManager(),
 				this.dataSource, CheckpointTable.of(checkpoint.getTable(), slotName), checkpoint.isCreateTable());
 		store.initialize();
-		builder.checkpointStore(store)
-			.checkpointBatch(checkpoint.getBatchTransactions(), checkpoint.getBatchMaxDelay());
-	}
-
-	/**
-	 * Configures the initial snapshot of one consumer (each group snapshots its own
-	 * publication's tables when its slot is created) and its backfills.
-	 */
-	private void snapshot(ReplicationConsumer.Builder builder) {
-		PostlogProperties.Snapshot snapshot = this.properties.getSnapshot();
-		if (this.properties.getCheckpoint().getStore() != PostlogProperties.CheckpointStore.JDBC
-				&& this.properties.getDecoder() == PostlogProperties.Decoder.PGOUTPUT) {
-			// Backfills are delivered outside sink transactions, which a jdbc store
-			// refuses; their watermarks and chunks are built for pgoutput's stream.
-			builder.backfills(snapshot.getChunkSize())
-				.watermarkTable(TableId.parse(snapshot.getWatermarkTable()))
-				.backfillNewTables(snapshot.backfillsNewTables())
-				.maxQueuedBackfills(snapshot.getMaxQueuedBackfills())
-				.snapshotConnections(this.snapshotConnections);
-		}
-		if (snapshot.getMode() != PostlogProperties.SnapshotMode.INITIAL) {
-			return;
-		}
-		builder.initialSnapshot(snapshot.getParallelism(), snapshot.getChunkSize())
-			.snapshotMarkerTable(TableId.parse(snapshot.getMarkerTable()))
-			.snapshotConnections(this.snapshotConnections);
+		builder.checkpointStore(store);
 	}
 
 	private PlatformTransactionManager transactionManager() {
@@ -233,16 +182,6 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 					null);
 		}
 		return unique;
-	}
-
-	private ReplicationConsumer.Builder streaming(ReplicationConsumer.Builder builder) {
-		PostlogProperties.Streaming streaming = this.properties.getStreaming();
-		if (!streaming.isEnabled()) {
-			return builder;
-		}
-		Path spillDirectory = (streaming.getSpillDirectory() != null) ? streaming.getSpillDirectory()
-				: Path.of(System.getProperty("java.io.tmpdir"));
-		return builder.streaming(streaming.getMemory().toBytes(), spillDirectory, streaming.getMaxSpill().toBytes());
 	}
 
 	private List<TableId> publishedTables(String group, List<TableId> listenerTables) {

@@ -7,9 +7,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class PropertiesPostlogConnectionDetails implements PostlogConnectionDetails {
 
-	private final PostlogProperties.Datasource datasource;
+	private final PostlogDatasourceProperties datasource;
 
-	PropertiesPostlogConnectionDetails(PostlogProperties.Datasource datasource) {
+	PropertiesPostlogConnectionDetails(PostlogDatasourceProperties datasource) {
 		this.datasource = datasource;
 	}
 

@@ -211,7 +211,7 @@ class PostlogAutoConfigurationTests {
 					"postlog.retry.max-interval=1m", "postlog.health.poll-interval=2s")
 			.run((context) -> {
 				PostlogProperties properties = context.getBean(PostlogProperties.class);
-				assertThat(PostlogConsumerSetup.reconnectPolicy(properties.getReconnect()))
+				assertThat(PostlogConsumerMapping.reconnectPolicy(properties.getReconnect()))
 					.isEqualTo(new ReconnectPolicy(Duration.ofMillis(50), 3, Duration.ofSeconds(2)));
 				assertThat(properties.getRetry().getMaxInterval()).isEqualTo(Duration.ofMinutes(1));
 				PostlogServerPoller poller = context.getBean(PostlogServerPoller.class);
@@ -224,7 +224,7 @@ class PostlogAutoConfigurationTests {
 	void reconnectAndPollDefaultsAreTheDocumentedOnes() {
 		this.runner.run((context) -> {
 			PostlogProperties properties = context.getBean(PostlogProperties.class);
-			assertThat(PostlogConsumerSetup.reconnectPolicy(properties.getReconnect()))
+			assertThat(PostlogConsumerMapping.reconnectPolicy(properties.getReconnect()))
 				.isEqualTo(ReconnectPolicy.DEFAULT)
 				.isEqualTo(new ReconnectPolicy(Duration.ofMillis(100), 2, Duration.ofSeconds(5)));
 			assertThat(context.getBean(PostlogServerPoller.class).interval()).isEqualTo(Duration.ofSeconds(5));
@@ -344,7 +344,7 @@ class PostlogAutoConfigurationTests {
 					"postlog.snapshot.chunk-size=50000", "postlog.snapshot.marker-table=ops.snapshots")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				PostlogProperties.Snapshot snapshot = context.getBean(PostlogProperties.class).getSnapshot();
+				PostlogSnapshotProperties snapshot = context.getBean(PostlogProperties.class).getSnapshot();
 				assertThat(snapshot.getMode()).isEqualTo(PostlogProperties.SnapshotMode.INITIAL);
 				assertThat(snapshot.getParallelism()).isEqualTo(4);
 				assertThat(snapshot.getChunkSize()).isEqualTo(50_000);
@@ -354,12 +354,12 @@ class PostlogAutoConfigurationTests {
 		this.runner
 			.withPropertyValues("postlog.snapshot.new-tables=backfill", "postlog.snapshot.watermark-table=ops.marks")
 			.run((context) -> {
-				PostlogProperties.Snapshot snapshot = context.getBean(PostlogProperties.class).getSnapshot();
+				PostlogSnapshotProperties snapshot = context.getBean(PostlogProperties.class).getSnapshot();
 				assertThat(snapshot.backfillsNewTables()).isTrue();
 				assertThat(snapshot.getWatermarkTable()).isEqualTo("ops.marks");
 			});
 		this.runner.run((context) -> {
-			PostlogProperties.Snapshot snapshot = context.getBean(PostlogProperties.class).getSnapshot();
+			PostlogSnapshotProperties snapshot = context.getBean(PostlogProperties.class).getSnapshot();
 			assertThat(snapshot.getParallelism()).isEqualTo(2);
 			assertThat(snapshot.getChunkSize()).isEqualTo(100_000);
 			assertThat(snapshot.getMarkerTable()).isEqualTo("postlog_snapshot");
@@ -393,7 +393,7 @@ class PostlogAutoConfigurationTests {
 					"postlog.checkpoint.batch-max-delay=250ms")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
-				PostlogProperties.Checkpoint checkpoint = context.getBean(PostlogProperties.class).getCheckpoint();
+				PostlogCheckpointProperties checkpoint = context.getBean(PostlogProperties.class).getCheckpoint();
 				assertThat(checkpoint.getStore()).isEqualTo(PostlogProperties.CheckpointStore.JDBC);
 				assertThat(checkpoint.getTable()).isEqualTo("sink.checkpoints");
 				assertThat(checkpoint.isCreateTable()).isFalse();
@@ -405,7 +405,7 @@ class PostlogAutoConfigurationTests {
 	@Test
 	void checkpointDefaultsToTheSlotWithAOneTransactionBatch() {
 		this.runner.run((context) -> {
-			PostlogProperties.Checkpoint checkpoint = context.getBean(PostlogProperties.class).getCheckpoint();
+			PostlogCheckpointProperties checkpoint = context.getBean(PostlogProperties.class).getCheckpoint();
 			assertThat(checkpoint.getStore()).isEqualTo(PostlogProperties.CheckpointStore.SLOT);
 			assertThat(checkpoint.getTable()).isEqualTo("postlog_checkpoint");
 			assertThat(checkpoint.isCreateTable()).isTrue();

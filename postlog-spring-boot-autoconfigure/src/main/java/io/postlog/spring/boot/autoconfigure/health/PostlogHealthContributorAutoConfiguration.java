@@ -4,6 +4,7 @@ import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.boot.autoconfigure.PostlogAutoConfiguration;
+import io.postlog.spring.boot.autoconfigure.PostlogHealthProperties;
 import io.postlog.spring.boot.autoconfigure.PostlogProperties;
 import io.postlog.spring.boot.health.PostlogHealthContributor;
 
@@ -34,7 +35,7 @@ public final class PostlogHealthContributorAutoConfiguration {
 	@ConditionalOnMissingBean(name = { "postlogHealthContributor", "postlogHealthIndicator" })
 	PostlogHealthContributor postlogHealthContributor(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
 			PostlogProperties properties, ObjectProvider<HeartbeatTracker> heartbeats) {
-		PostlogProperties.Health health = properties.getHealth();
+		PostlogHealthProperties health = properties.getHealth();
 		return new PostlogHealthContributor(registry, monitor, health.getMaxLag(), health.getMaxRetained(),
 				health.getMaxRetainedRatio(), heartbeats.getIfAvailable());
 	}

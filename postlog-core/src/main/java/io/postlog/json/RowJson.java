@@ -1,0 +1,217 @@
+package io.postlog.json;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.OffsetTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Base64;
+import java.util.Collection;
+
+import io.postlog.Row;
+import io.postlog.UnchangedToast;
+import io.postlog.types.Interval;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Writes the Java values of a {@link Row} (see DESIGN.md, "Values") as JSON that loses
+ * nothing, the one form postlog gives rows in JSON (Kafka records, the dead-letter
+ * table's {@code jsonb} columns):
+ * <ul>
+ * <li>SQL {@code NULL} is {@code null}; booleans and {@code int2}/{@code int4}/
+ * {@code int8} are JSON booleans and numbers;</li>
+ * <li>{@code numeric} is a string of its exact decimal text with the server's scale
+ * ({@code "12.50"}, {@link BigDecimal#toPlainString()}): JSON readers commonly read
+ * numbers as binary floating point and round;</li>
+ * <li>{@code float4}/{@code float8} are JSON numbers (the shortest decimal that reads
+ * back to the same {@code float} or {@code double});</li>
+ * <li>NaN and the infinities, of {@code numeric} (decoded as {@code Double}) and of the
+ * float types, are the strings {@code "NaN"}, {@code "Infinity"} and {@code "-Infinity"}:
+ * JSON has no number for them;</li>
+ * <li>{@code bytea} is base64 (RFC 4648, padded);</li>
+ * <li>dates and times are ISO-8601 strings, PostgreSQL's infinities {@code "infinity"}
+ * and {@code "-infinity"}, {@code time} 24:00 {@code "24:00:00"};</li>
+ * <li>an interval is an object of {@code months}, {@code days} and {@code microseconds};
+ * arrays are JSON arrays;</li>
+ * <li>every other value (text, {@code json}/{@code jsonb} as the server's text, uuid,
+ * enums, network and bit types) is a string.</li>
+ * </ul>
+ * In a row, a column whose TOASTed value the server did not resend is left out. Strings
+ * are escaped as JSON requires ({@code \"}, {@code \\}, {@code \b \f \n \r \t}, other
+ * control characters as six-character unicode escapes). Stateless and thread-safe.
+ */
+public final class RowJson {
+
+	private static final Base64.Encoder BASE64 = Base64.getEncoder();
+
+	private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+	private RowJson() {
+	}
+
+	/**
+	 * Writes every column of a row as an object, in the row's order, leaving out
+	 * unchanged TOASTed columns.
+	 * @param row the row
+	 * @return the JSON object
+	 */
+	public static String row(Row row) {
+		return row(row, row.columns());
+	}
+
+	/**
+	 * Writes the named columns that a row has as an object, in the order given, leaving
+	 * out unchanged TOASTed columns.
+	 * @param row the row
+	 * @param columns the columns
+	 * @return the JSON object
+	 */
+	public static String row(Row row, Collection<String> columns) {
+		StringBuilder json = new StringBuilder(64);
+		json.append('{');
+		for (String column : columns) {
+			if (!row.contains(column) || row.isUnchangedToast(column)) {
+				continue;
+			}
+			if (json.length() > 1) {
+				json.append(',');
+			}
+			string(json, column);
+			json.append(':');
+			value(json, row.get(column));
+		}
+		return json.append('}').toString();
+	}
+
+	/**
+	 * Writes one value as a JSON document.
+	 * @param value the value, of a type of DESIGN.md's "Values" table, or {@code null}
+	 * @return the JSON
+	 */
+	public static String value(@Nullable Object value) {
+		StringBuilder json = new StringBuilder(16);
+		value(json, value);
+		return json.toString();
+	}
+
+	/**
+	 * Appends one value's JSON.
+	 * @param json where to append
+	 * @param value the value, or {@code null}
+	 */
+	public static void value(StringBuilder json, @Nullable Object value) {
+		if (value == null || value == UnchangedToast.INSTANCE) {
+			json.append("null");
+		}
+		else if (value instanceof String text) {
+			string(json, text);
+		}
+		else if (value instanceof Integer || value instanceof Long || value instanceof Short
+				|| value instanceof Boolean) {
+			json.append(value);
+		}
+		else if (value instanceof BigDecimal decimal) {
+			json.append('"').append(decimal.toPlainString()).append('"');
+		}
+		else if (value instanceof Double number) {
+			floating(json, number, number);
+		}
+		else if (value instanceof Float number) {
+			floating(json, number.doubleValue(), number);
+		}
+		else if (value instanceof byte[] bytes) {
+			json.append('"').append(BASE64.encodeToString(bytes)).append('"');
+		}
+		else if (value instanceof Interval interval) {
+			json.append("{\"months\":")
+				.append(interval.months())
+				.append(",\"days\":")
+				.append(interval.days())
+				.append(",\"microseconds\":")
+				.append(interval.microseconds())
+				.append('}');
+		}
+		else if (value instanceof Collection<?> elements) {
+			json.append('[');
+			boolean first = true;
+			for (Object element : elements) {
+				if (!first) {
+					json.append(',');
+				}
+				first = false;
+				value(json, element);
+			}
+			json.append(']');
+		}
+		else {
+			string(json, text(value));
+		}
+	}
+
+	private static void floating(StringBuilder json, double number, Number value) {
+		if (Double.isNaN(number)) {
+			json.append("\"NaN\"");
+		}
+		else if (Double.isInfinite(number)) {
+			json.append((number > 0) ? "\"Infinity\"" : "\"-Infinity\"");
+		}
+		else {
+			json.append(value);
+		}
+	}
+
+	private static String text(Object value) {
+		if (value instanceof OffsetDateTime time) {
+			return time.equals(OffsetDateTime.MAX) ? "infinity" : time.equals(OffsetDateTime.MIN) ? "-infinity"
+					: DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(time);
+		}
+		if (value instanceof LocalDateTime time) {
+			return time.equals(LocalDateTime.MAX) ? "infinity"
+					: time.equals(LocalDateTime.MIN) ? "-infinity" : DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(time);
+		}
+		if (value instanceof LocalDate date) {
+			return date.equals(LocalDate.MAX) ? "infinity"
+					: date.equals(LocalDate.MIN) ? "-infinity" : DateTimeFormatter.ISO_LOCAL_DATE.format(date);
+		}
+		if (value instanceof LocalTime time) {
+			return time.equals(LocalTime.MAX) ? "24:00:00" : DateTimeFormatter.ISO_LOCAL_TIME.format(time);
+		}
+		if (value instanceof OffsetTime time) {
+			return DateTimeFormatter.ISO_OFFSET_TIME.format(time);
+		}
+		if (value instanceof Instant instant) {
+			return DateTimeFormatter.ISO_INSTANT.format(instant);
+		}
+		// UUIDs, enums, ranges and types without a decoder arrive as the server's text.
+		return value.toString();
+	}
+
+	private static void string(StringBuilder json, String text) {
+		json.append('"');
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			switch (c) {
+				case '"' -> json.append("\\\"");
+				case '\\' -> json.append("\\\\");
+				case '\b' -> json.append("\\b");
+				case '\f' -> json.append("\\f");
+				case '\n' -> json.append("\\n");
+				case '\r' -> json.append("\\r");
+				case '\t' -> json.append("\\t");
+				default -> {
+					if (c < 0x20) {
+						json.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
+					}
+					else {
+						json.append(c);
+					}
+				}
+			}
+		}
+		json.append('"');
+	}
+
+}

@@ -1,0 +1,25 @@
+package io.postlog.spring.boot.autoconfigure;
+
+import io.postlog.spring.boot.autoconfigure.PostlogProperties.ErrorHandler;
+
+/**
+ * Listener settings. Bound under {@code postlog.listener}, a group of
+ * {@link PostlogProperties}; not thread-safe, bound once at start-up.
+ */
+public class PostlogListenerProperties {
+
+	/**
+	 * What happens to a change a listener kept failing on once its retries ran out, for
+	 * listeners that name no error handler of their own.
+	 */
+	private ErrorHandler errorHandler = ErrorHandler.STOP;
+
+	public ErrorHandler getErrorHandler() {
+		return this.errorHandler;
+	}
+
+	public void setErrorHandler(ErrorHandler errorHandler) {
+		this.errorHandler = errorHandler;
+	}
+
+}

@@ -1,0 +1,69 @@
+package io.postlog.spring.boot.autoconfigure;
+
+import io.postlog.TableId;
+import io.postlog.consumer.CheckpointStore;
+import io.postlog.consumer.CheckpointTable;
+import io.postlog.consumer.ConsumerListener;
+import io.postlog.consumer.ReplicationConsumer;
+import io.postlog.heartbeat.HeartbeatWriter;
+import io.postlog.spring.PostlogConsumerGroup;
+import io.postlog.types.ValueDecoders;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every default of {@link PostlogProperties} that reaches the consumer equals core's
+ * default, as Spring Boot's {@code defaultValuesAreConsistent} tests do: the properties
+ * keep their defaults as literals (the configuration metadata reads them from the
+ * source), and this test keeps them equal to the builder's.
+ */
+class PostlogPropertiesDefaultsTests {
+
+	@Test
+	void defaultValuesAreConsistentWithTheConsumerBuilder() {
+		PostlogProperties properties = new PostlogProperties();
+		ReplicationConsumer.Builder mapped = PostlogConsumerMapping.map(properties, PostlogConsumerGroup.DEFAULT,
+				ReplicationConsumer.builder());
+		// Backfills are on by default in Spring and off in core; with them on, their
+		// watermark table, queue bound and new-table rule are compared.
+		assertThat(PostlogConsumerMapping.backfills(properties)).isTrue();
+		assertThat(mapped).usingRecursiveComparison()
+			.ignoringFields("backfillChunkSize")
+			.ignoringFieldsOfTypes(ConsumerListener.class, ValueDecoders.class, CheckpointStore.class)
+			.isEqualTo(ReplicationConsumer.builder());
+	}
+
+	@Test
+	void snapshotDefaultsAreConsistentWithTheConsumerBuilder() {
+		PostlogProperties properties = new PostlogProperties();
+		properties.getSnapshot().setMode(PostlogProperties.SnapshotMode.INITIAL);
+		ReplicationConsumer.Builder mapped = PostlogConsumerMapping.map(properties, PostlogConsumerGroup.DEFAULT,
+				ReplicationConsumer.builder());
+		// The snapshot's parallelism, chunk size and marker table are compared; that it
+		// is on, and that it backfills new tables, follow from the mode.
+		assertThat(mapped).usingRecursiveComparison()
+			.ignoringFields("initialSnapshot", "backfillChunkSize", "backfillNewTables")
+			.ignoringFieldsOfTypes(ConsumerListener.class, ValueDecoders.class, CheckpointStore.class)
+			.isEqualTo(ReplicationConsumer.builder());
+	}
+
+	@Test
+	void checkpointBatchDefaultsAreConsistentWithTheConsumerBuilder() {
+		PostlogProperties properties = new PostlogProperties();
+		properties.getCheckpoint().setStore(PostlogProperties.CheckpointStore.JDBC);
+		ReplicationConsumer.Builder mapped = PostlogConsumerMapping.map(properties, PostlogConsumerGroup.DEFAULT,
+				ReplicationConsumer.builder());
+		assertThat(mapped).usingRecursiveComparison()
+			.ignoringFieldsOfTypes(ConsumerListener.class, ValueDecoders.class, CheckpointStore.class)
+			.isEqualTo(ReplicationConsumer.builder());
+	}
+
+	@Test
+	void tableNameDefaultsAreCores() {
+		PostlogProperties properties = new PostlogProperties();
+		assertThat(properties.getCheckpoint().getTable()).isEqualTo(CheckpointTable.DEFAULT_NAME);
+		assertThat(TableId.parse(properties.getHeartbeat().getTable())).isEqualTo(HeartbeatWriter.DEFAULT_TABLE);
+	}
+
+}

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import org.slf4j.Logger;
@@ -127,6 +128,40 @@ public final class ChildJvm implements AutoCloseable {
 			}
 			if (System.nanoTime() - deadline > 0) {
 				throw new AssertionError("Child did not print '" + text + "' within " + timeout + ": " + describe());
+			}
+			pause(50);
+		}
+	}
+
+	/**
+	 * Waits for a complete line (ended by a line break) that starts with the given text.
+	 * @param prefix how the line starts, for example a readiness line's first word
+	 * @param timeout how long to wait at most
+	 * @return the first such line, without its line break
+	 * @throws AssertionError if the child exits first or the time runs out
+	 */
+	public String awaitLine(String prefix, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (true) {
+			boolean alive = this.process.isAlive();
+			String output = output();
+			int end = output.lastIndexOf('\n');
+			if (end >= 0) {
+				Optional<String> line = output.substring(0, end)
+					.lines()
+					.filter((l) -> l.startsWith(prefix))
+					.findFirst();
+				if (line.isPresent()) {
+					return line.get();
+				}
+			}
+			if (!alive) {
+				throw new AssertionError("Child exited with " + this.process.exitValue()
+						+ " before printing a line starting with '" + prefix + "': " + describe());
+			}
+			if (System.nanoTime() - deadline > 0) {
+				throw new AssertionError(
+						"Child printed no line starting with '" + prefix + "' within " + timeout + ": " + describe());
 			}
 			pause(50);
 		}

@@ -1,6 +1,5 @@
 package io.postlog.consumer;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -10,11 +9,14 @@ import java.util.concurrent.TimeUnit;
 
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import io.postlog.test.crash.ChildJvm;
+import io.postlog.test.crash.KillLoop;
+import io.postlog.test.crash.SourceWriter;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * A backfill survives SIGKILL: a child JVM backfilling a table into a sink table while a
@@ -24,7 +26,11 @@ import static org.awaitility.Awaitility.await;
  */
 @PostgresTest
 @Tag("snapshot-proof")
+@Tag("crash")
 class BackfillCrashIntegrationTests {
+
+	@RegisterExtension
+	static final KillLoop killLoop = new KillLoop();
 
 	private static final int ROWS = Integer.getInteger("postlog.backfill.crash.rows", 30_000);
 
@@ -40,52 +46,47 @@ class BackfillCrashIntegrationTests {
 				"INSERT INTO bfc_source SELECT g, g % 1000, md5(g::text) FROM generate_series(1, " + ROWS + ") g",
 				"ANALYZE bfc_source", "CREATE TABLE bfc_sink (id bigint PRIMARY KEY, a int, b text)");
 		Path directory = Files.createDirectories(Paths.get("target", "backfill-crash-test"));
-		Random random = new Random();
-		BackfillIntegrationTests.Writer writer = new BackfillIntegrationTests.Writer(database, "bfc_source", ROWS);
-		writer.start();
+		Random random = killLoop.random("kills");
+		SourceWriter writer = BackfillIntegrationTests.writer(database, "bfc_source", ROWS, false,
+				killLoop.random("writer"));
 		long started = System.nanoTime();
 		long[] progressAtKill = new long[KILLS];
 		int killedMidBackfill = 0;
 		int resumedMidBackfill = 0;
 		try {
 			for (int kill = 1; kill <= KILLS; kill++) {
-				Path log = directory.resolve("child-" + kill + ".log");
-				Process child = start(database, log, (kill == 1) ? "start" : "resume");
-				await().atMost(Duration.ofMinutes(2)).until(() -> read(log).contains("running"));
-				if (kill == 1) {
-					await().atMost(Duration.ofMinutes(1)).until(() -> read(log).contains("backfill-started"));
+				String output;
+				try (ChildJvm child = start(database, directory.resolve("child-" + kill + ".log"),
+						(kill == 1) ? "start" : "resume")) {
+					child.awaitOutput("running", Duration.ofMinutes(2));
+					if (kill == 1) {
+						child.awaitOutput("backfill-started", Duration.ofMinutes(1));
+					}
+					child.killAfter(KillLoop.between(random, 1500, 2500));
+					output = child.output();
 				}
-				child.waitFor(1500 + random.nextInt(2500), TimeUnit.MILLISECONDS);
-				assertThat(child.isAlive()).as("child %d ran until killed:%n%s", kill, read(log)).isTrue();
-				child.destroyForcibly();
-				assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
 				progressAtKill[kill - 1] = rowsDone(database);
-				if (read(log).contains("backfill-completed")) {
+				if (output.contains("backfill-completed")) {
 					// Done before this kill: the runs before it are the proof.
 					break;
 				}
 				killedMidBackfill++;
-				resumedMidBackfill += (kill > 1 && read(log).contains("resumes")) ? 1 : 0;
+				resumedMidBackfill += (kill > 1 && output.contains("resumes")) ? 1 : 0;
 			}
 		}
 		finally {
 			writer.stop();
 		}
-		Path log = directory.resolve("child-final.log");
-		Process last = start(database, log, "resume");
-		try {
-			await().atMost(Duration.ofMinutes(3)).until(() -> read(log).contains("backfill-completed"));
+		try (ChildJvm last = start(database, directory.resolve("child-final.log"), "resume")) {
+			last.awaitOutput("backfill-completed", Duration.ofMinutes(3));
 			database.execute("INSERT INTO bfc_source VALUES (" + BackfillCrashChild.SENTINEL + ", 0, 'last')");
-			assertThat(last.waitFor(3, TimeUnit.MINUTES)).as("last child finished").isTrue();
-			assertThat(last.exitValue()).as("last child:%n%s", read(log)).isZero();
-		}
-		finally {
-			last.destroyForcibly();
+			assertThat(last.awaitExit(Duration.ofMinutes(3))).as("last child: %s", last.describe()).isZero();
 		}
 		System.out.println("[measure] backfill crash test: " + KILLS + " kills of a backfill of " + ROWS
 				+ " rows, recorded rows at each kill " + java.util.Arrays.toString(progressAtKill) + ", "
-				+ writer.commits + " writer commits, " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)
-				+ " s; server " + database.serverVersion());
+				+ writer.transactions() + " writer commits, "
+				+ TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) + " s; server "
+				+ database.serverVersion());
 		assertThat(killedMidBackfill).as("kills in the middle of the backfill").isGreaterThanOrEqualTo(3);
 		assertThat(resumedMidBackfill).as("runs that resumed it and were killed again").isGreaterThanOrEqualTo(2);
 		for (int i = 1; i < killedMidBackfill; i++) {
@@ -109,18 +110,11 @@ class BackfillCrashIntegrationTests {
 		}
 	}
 
-	private static Process start(PostgresDatabase database, Path log, String mode) throws Exception {
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				BackfillCrashChild.class.getName(), database.jdbcUrl(), database.username(), "bfc_slot", "bfc_pub",
-				"bfc_source", "bfc_sink", Integer.toString(ROWS_PER_SLEEP), mode);
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(log.toFile());
-		return builder.start();
-	}
-
-	private static String read(Path file) throws Exception {
-		return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+	private static ChildJvm start(PostgresDatabase database, Path log, String mode) {
+		return ChildJvm.of(BackfillCrashChild.class)
+			.args(database.jdbcUrl(), database.username(), "bfc_slot", "bfc_pub", "bfc_source", "bfc_sink",
+					ROWS_PER_SLEEP, mode)
+			.start(log);
 	}
 
 }

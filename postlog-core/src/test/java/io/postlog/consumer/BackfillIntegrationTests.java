@@ -18,7 +18,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
@@ -30,10 +29,10 @@ import io.postlog.snapshot.KeylessTableException;
 import io.postlog.snapshot.SnapshotReadException;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import io.postlog.test.crash.SourceWriter;
 import io.postlog.types.ValueDecoder;
 import io.postlog.types.ValueDecoders;
 import io.postlog.types.ValueDecodingException;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -98,8 +97,7 @@ class BackfillIntegrationTests {
 		}
 		ReplicationConsumer consumer = start(builder);
 		await().atMost(Duration.ofMinutes(1)).until(() -> consumer.state() == ConsumerState.RUNNING);
-		Writer writer = new Writer(database, "bf_orders", ROWS);
-		writer.start();
+		SourceWriter writer = writer(database, "bf_orders", ROWS, false, new Random());
 		Backfill backfill;
 		try {
 			Thread.sleep(300);
@@ -118,10 +116,10 @@ class BackfillIntegrationTests {
 		database.execute("INSERT INTO bf_orders VALUES (" + SENTINEL + ", 0, 'last')");
 		await().atMost(Duration.ofMinutes(1)).until(() -> model.containsKey(SENTINEL));
 		System.out.println("[measure] backfill of " + backfill.rowsDone() + " rows (" + snapshotRows.get()
-				+ " delivered), " + streamedDuring.get() + " streamed changes during it, " + writer.commits
+				+ " delivered), " + streamedDuring.get() + " streamed changes during it, " + writer.transactions()
 				+ " writer commits (" + writer.rate() + " tx/s); server " + database.serverVersion());
 		assertThat(streamedDuring.get()).as("streamed changes during the backfill").isGreaterThan(100);
-		assertThat(snapshotRows.get()).as("SNAPSHOT rows").isBetween(ROWS / 2L, ROWS + writer.commits);
+		assertThat(snapshotRows.get()).as("SNAPSHOT rows").isBetween(ROWS / 2L, ROWS + writer.transactions());
 		assertThat(backfill.rowsDone()).isGreaterThanOrEqualTo(snapshotRows.get());
 		assertThat(prefixes).doesNotContain("postlog.watermark");
 		// Before 14 the watermarks are rows of postlog_watermark, published too.
@@ -163,8 +161,7 @@ class BackfillIntegrationTests {
 			apply(model, change);
 		}));
 		await().atMost(Duration.ofMinutes(1)).until(() -> consumer.state() == ConsumerState.RUNNING);
-		Writer writer = new Writer(database, "bf_big", rows).updatesOnly();
-		writer.start();
+		SourceWriter writer = writer(database, "bf_big", rows, true, new Random());
 		Backfill backfill;
 		try {
 			Thread.sleep(300);
@@ -183,9 +180,9 @@ class BackfillIntegrationTests {
 		// After the backfill the stream sends unchanged TOAST again: the row was given
 		// whole.
 		assertThat(unchangedSeen.get()).as("updates with the big column unchanged after the backfill").isPositive();
-		System.out.println("[measure] TOAST backfill of " + backfill.rowsDone() + " rows with " + writer.commits
+		System.out.println("[measure] TOAST backfill of " + backfill.rowsDone() + " rows with " + writer.transactions()
 				+ " updates; server " + database.serverVersion());
-		assertThat(writer.commits).as("updates during the backfill").isGreaterThan(50);
+		assertThat(writer.transactions()).as("updates during the backfill").isGreaterThan(50);
 		assertThat(violations).isEmpty();
 		assertThat(differences(model, table(database, "bf_big"))).as("read model against the table").isEmpty();
 	}
@@ -201,8 +198,7 @@ class BackfillIntegrationTests {
 			.publicationMode(io.postlog.admin.PublicationMode.SYNC)
 			.changeHandler((change) -> apply(other, change)));
 		await().atMost(Duration.ofMinutes(1)).until(() -> before.state() == ConsumerState.RUNNING);
-		Writer writer = new Writer(database, "bf_other", 0);
-		writer.start();
+		SourceWriter writer = writer(database, "bf_other", 0, false, new Random());
 		Map<Long, List<Object>> added = new ConcurrentHashMap<>();
 		AtomicLong addedSnapshots = new AtomicLong();
 		AtomicLong otherDuring = new AtomicLong();
@@ -434,111 +430,33 @@ class BackfillIntegrationTests {
 	}
 
 	/**
-	 * Updates, deletes and inserts rows of a table {@code (id bigint, a int, b text)} in
-	 * small transactions at about 500 a second until stopped; inserted keys are new.
+	 * Starts a writer that updates, deletes and inserts rows of a table
+	 * {@code (id bigint, a int, b text)} in one-change transactions on a schedule of 500
+	 * a second, as the issue's proof asks, until stopped; inserted keys are new.
+	 * @param rows the keys updated and deleted are drawn from 1 to this
+	 * @param updatesOnly whether it only updates {@code a} (leaving {@code b}'s TOAST
+	 * unchanged)
 	 */
-	static final class Writer {
-
-		/**
-		 * The writer's schedule: 500 transactions a second, as the issue's proof asks.
-		 */
-		static final long PERIOD_NANOS = 2_000_000;
-
-		volatile long commits;
-
-		private volatile long startedNanos;
-
-		private volatile long stoppedNanos;
-
-		private final PostgresDatabase database;
-
-		private final String table;
-
-		private final long rows;
-
-		private boolean updatesOnly;
-
-		private final AtomicBoolean running = new AtomicBoolean(true);
-
-		private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
-
-		private final Thread thread;
-
-		Writer(PostgresDatabase database, String table, long rows) {
-			this.database = database;
-			this.table = table;
-			this.rows = rows;
-			this.thread = new Thread(this::run, "test-backfill-writer");
-		}
-
-		Writer updatesOnly() {
-			this.updatesOnly = true;
-			return this;
-		}
-
-		void start() {
-			this.thread.start();
-		}
-
-		/** Transactions a second from its start to its stop. */
-		long rate() {
-			long nanos = this.stoppedNanos - this.startedNanos;
-			return (nanos > 0) ? this.commits * 1_000_000_000L / nanos : 0;
-		}
-
-		void stop() throws InterruptedException {
-			this.running.set(false);
-			this.thread.join(30_000);
-			assertThat(this.thread.isAlive()).isFalse();
-			assertThat(this.failure.get()).as("writer failure").isNull();
-		}
-
-		private void run() {
-			Random random = new Random();
-			long nextId = this.rows + 1_000_000;
-			this.startedNanos = System.nanoTime();
-			long next = this.startedNanos;
-			try (Connection connection = this.database.connect();
-					PreparedStatement insert = connection
-						.prepareStatement("INSERT INTO " + this.table + " VALUES (?, ?, md5(random()::text))");
-					PreparedStatement update = connection
-						.prepareStatement(this.updatesOnly ? "UPDATE " + this.table + " SET a = a + 1 WHERE id = ?"
-								: "UPDATE " + this.table + " SET a = a + 1, b = md5(random()::text) WHERE id = ?");
-					PreparedStatement delete = connection
-						.prepareStatement("DELETE FROM " + this.table + " WHERE id = ?")) {
-				connection.setAutoCommit(false);
-				while (this.running.get()) {
-					int choice = this.updatesOnly ? 5 : random.nextInt(10);
-					if (choice < 2) {
-						insert.setLong(1, nextId++);
-						insert.setInt(2, random.nextInt(1000));
-						insert.executeUpdate();
-					}
-					else {
-						PreparedStatement statement = (choice < 8) ? update : delete;
-						statement.setLong(1, 1 + (long) (random.nextDouble() * this.rows));
-						statement.executeUpdate();
-					}
-					connection.commit();
-					this.commits++;
-					// 500 transactions a second, on a schedule: a late commit is made up
-					// for, a stall of the machine is not.
-					next += PERIOD_NANOS;
-					long wait = next - System.nanoTime();
-					if (wait > 0) {
-						LockSupport.parkNanos(wait);
-					}
-					else if (wait < -PERIOD_NANOS * 50) {
-						next = System.nanoTime();
-					}
+	static SourceWriter writer(PostgresDatabase database, String table, long rows, boolean updatesOnly, Random random) {
+		return SourceWriter.on(database)
+			.name("test-backfill-writer")
+			.random(random)
+			.firstKey(rows + 1_000_000)
+			.period(Duration.ofNanos(2_000_000))
+			.start((statement, tally) -> {
+				int choice = updatesOnly ? 5 : tally.random().nextInt(10);
+				if (choice < 2) {
+					statement.executeUpdate("INSERT INTO " + table + " VALUES (" + tally.nextKey() + ", "
+							+ tally.random().nextInt(1000) + ", md5(random()::text))");
+					tally.inserted(1);
 				}
-				this.stoppedNanos = System.nanoTime();
-			}
-			catch (Throwable ex) {
-				this.failure.set(ex);
-			}
-		}
-
+				else {
+					long key = 1 + (long) (tally.random().nextDouble() * rows);
+					statement.executeUpdate((choice >= 8) ? "DELETE FROM " + table + " WHERE id = " + key
+							: updatesOnly ? "UPDATE " + table + " SET a = a + 1 WHERE id = " + key
+									: "UPDATE " + table + " SET a = a + 1, b = md5(random()::text) WHERE id = " + key);
+				}
+			});
 	}
 
 }

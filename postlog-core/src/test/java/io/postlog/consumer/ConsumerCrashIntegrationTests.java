@@ -19,9 +19,6 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
@@ -32,11 +29,17 @@ import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import io.postlog.test.crash.ChildJvm;
+import io.postlog.test.crash.KillLoop;
+import io.postlog.test.crash.SlotProbe;
+import io.postlog.test.crash.SourceWriter;
+import io.postlog.test.crash.Workloads;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * Kills a consumer running in a child JVM with SIGKILL at random points while a writer
@@ -48,9 +51,13 @@ import static org.awaitility.Awaitility.await;
  * later on another thread at random delays, and with a handler on 8 lanes.
  */
 @PostgresTest
+@Tag("crash")
 class ConsumerCrashIntegrationTests {
 
 	private static final String SLOT = "crash_slot";
+
+	@RegisterExtension
+	static final KillLoop killLoop = new KillLoop();
 
 	private final Path directory = Paths.get("target", "consumer-crash-test");
 
@@ -71,48 +78,38 @@ class ConsumerCrashIntegrationTests {
 		Path directory = this.directory.resolve(mode);
 		Files.createDirectories(directory);
 		clean(directory);
-		Random random = new Random(0x5eed);
-		Writer writer = new Writer(database, table);
-		Thread writerThread = new Thread(writer, "crash-writer");
-		writerThread.start();
+		Random random = killLoop.random("kills-" + mode);
+		SlotProbe probe = new SlotProbe(database, this.slot);
+		SourceWriter writer = SourceWriter.on(database)
+			.name("crash-writer")
+			.random(killLoop.random("writer-" + mode))
+			.pause(Duration.ofMillis(10))
+			.start(Workloads.insertsWithUpdates(table));
 		long started = System.nanoTime();
 		List<Lsn> confirmedAfterKill = new ArrayList<>();
 		try {
 			for (int generation = 0; generation < kills; generation++) {
-				Process child = startChild(database, directory, mode, generation);
-				// Every other kill lands inside start-up; the others once the child
-				// streams, at random points of delivery, however slowly the JVM starts.
-				if (generation % 2 == 1) {
-					Path log = directory.resolve("child-" + generation + ".log");
-					await().atMost(Duration.ofSeconds(60))
-						.until(() -> Files.exists(log)
-								&& Files.readString(log, StandardCharsets.UTF_8).contains("started"));
+				try (ChildJvm child = startChild(database, directory, mode, generation)) {
+					// Every other kill lands inside start-up; the others once the child
+					// streams, at random points of delivery, however slowly the JVM
+					// starts.
+					if (generation % 2 == 1) {
+						child.awaitOutput("started", Duration.ofSeconds(60));
+					}
+					Thread.sleep(KillLoop.between(random, 200, 3000).toMillis());
+					child.kill();
 				}
-				Thread.sleep(200 + random.nextInt(3000));
-				child.destroyForcibly();
-				assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
-				await().atMost(Duration.ofSeconds(30))
-					.until(() -> ReplicationConsumerIntegrationTests.activePid(database, this.slot) == null);
-				confirmedAfterKill.add(ReplicationConsumerIntegrationTests.confirmedFlush(database, this.slot));
+				probe.awaitInactive(Duration.ofSeconds(30));
+				confirmedAfterKill.add(Lsn.of(probe.confirmedFlushLsn()));
 			}
 		}
 		finally {
-			writer.stop.set(true);
-			writerThread.join(TimeUnit.SECONDS.toMillis(30));
+			writer.stop();
 		}
-		assertThat(writer.failure.get()).isNull();
-		Lsn end = ReplicationConsumerIntegrationTests.currentLsn(database);
-		Process last = startChild(database, directory, mode, kills);
-		try {
-			await().atMost(Duration.ofSeconds(90))
-				.until(() -> ReplicationConsumerIntegrationTests.confirmedFlush(database, this.slot)
-					.compareTo(end) >= 0);
-		}
-		finally {
-			last.getOutputStream().close();
-			if (!last.waitFor(30, TimeUnit.SECONDS)) {
-				last.destroyForcibly();
-			}
+		long end = SlotProbe.currentLsn(database);
+		try (ChildJvm last = startChild(database, directory, mode, kills)) {
+			probe.awaitConfirmed(end, Duration.ofSeconds(90));
+			last.stop(Duration.ofSeconds(30));
 		}
 		long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
 
@@ -146,13 +143,13 @@ class ConsumerCrashIntegrationTests {
 		long duplicates = deliveries - keyOfId.size();
 		System.out
 			.println("[measure] crash test (" + mode + "): " + kills + " kills, " + keyOfId.size() + " changes in "
-					+ writer.transactions + " transactions, " + duplicates + " duplicates, " + seconds + " s");
-		Set<Long> missing = LongStream.rangeClosed(1, writer.written.get())
+					+ writer.transactions() + " transactions, " + duplicates + " duplicates, " + seconds + " s");
+		Set<Long> missing = LongStream.rangeClosed(1, writer.lastKey())
 			.boxed()
 			.filter((key) -> !delivered.contains(key))
 			.collect(Collectors.toCollection(TreeSet::new));
 		assertThat(missing).as("keys written but never delivered").isEmpty();
-		assertThat(delivered).as("keys delivered").hasSize((int) writer.written.get());
+		assertThat(delivered).as("keys delivered").hasSize((int) writer.lastKey());
 		// Every key was inserted at version 1 and updated to its final version one step
 		// at
 		// a time: each of those versions is one change that must have been delivered.
@@ -185,16 +182,13 @@ class ConsumerCrashIntegrationTests {
 		assertThat(duplicates).as("some kill interrupted delivery").isPositive();
 	}
 
-	private Process startChild(PostgresDatabase database, Path directory, String mode, int generation)
-			throws IOException {
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+	private ChildJvm startChild(PostgresDatabase database, Path directory, String mode, int generation) {
 		String table = "crash_" + mode;
-		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				CrashTestConsumer.class.getName(), database.jdbcUrl(), database.username(), this.slot, table + "_pub",
-				table, output(directory, generation).toString(), mode);
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(directory.resolve("child-" + generation + ".log").toFile());
-		return builder.start();
+		return ChildJvm.of(CrashTestConsumer.class)
+			.systemProperty(KillLoop.SEED_PROPERTY, Long.toString(killLoop.seed() + generation))
+			.args(database.jdbcUrl(), database.username(), this.slot, table + "_pub", table,
+					output(directory, generation), mode)
+			.start(directory.resolve("child-" + generation + ".log"));
 	}
 
 	private static Path output(Path directory, int generation) {
@@ -220,63 +214,6 @@ class ConsumerCrashIntegrationTests {
 				Files.delete(file.toPath());
 			}
 		}
-	}
-
-	/**
-	 * Commits transactions of 1 to 1,500 new rows with consecutive keys, half of them
-	 * also updating an earlier row's version, until stopped.
-	 */
-	private static final class Writer implements Runnable {
-
-		private final PostgresDatabase database;
-
-		private final String table;
-
-		final AtomicBoolean stop = new AtomicBoolean();
-
-		final AtomicLong written = new AtomicLong();
-
-		final AtomicLong updates = new AtomicLong();
-
-		final AtomicReference<Throwable> failure = new AtomicReference<>();
-
-		volatile int transactions;
-
-		Writer(PostgresDatabase database, String table) {
-			this.database = database;
-			this.table = table;
-		}
-
-		@Override
-		public void run() {
-			Random random = new Random(42);
-			try (Connection connection = this.database.connect(); Statement statement = connection.createStatement()) {
-				connection.setAutoCommit(false);
-				while (!this.stop.get()) {
-					int dice = random.nextInt(100);
-					int size = (dice < 70) ? 1 + random.nextInt(5)
-							: (dice < 95) ? 10 + random.nextInt(90) : 200 + random.nextInt(1300);
-					long from = this.written.get() + 1;
-					statement.execute("INSERT INTO " + this.table + " SELECT g, 1 FROM generate_series(" + from + ", "
-							+ (from + size - 1) + ") g");
-					int updated = 0;
-					if (from > 1 && random.nextBoolean()) {
-						// Few keys, so that each gets many versions to keep in order.
-						long key = 1 + random.nextInt((int) Math.min(50, from - 1));
-						updated = statement.executeUpdate("UPDATE " + this.table + " SET v = v + 1 WHERE k = " + key);
-					}
-					connection.commit();
-					this.written.addAndGet(size);
-					this.updates.addAndGet(updated);
-					this.transactions++;
-					Thread.sleep(10);
-				}
-			}
-			catch (Throwable ex) {
-				this.failure.set(ex);
-			}
-		}
-
 	}
 
 }

@@ -17,6 +17,7 @@ import io.postlog.Acknowledgment;
 import io.postlog.Change;
 import io.postlog.Row;
 import io.postlog.TableId;
+import io.postlog.test.crash.KillLoop;
 
 /**
  * A consumer for {@link ConsumerCrashIntegrationTests} to run in a child JVM: it appends
@@ -44,7 +45,8 @@ final class CrashTestConsumer {
 				new OutputStreamWriter(new FileOutputStream(args[5], true), StandardCharsets.UTF_8))) {
 			String mode = (args.length > 6) ? args[6] : "serial";
 			ScheduledExecutorService acknowledger = Executors.newSingleThreadScheduledExecutor();
-			Random random = new Random();
+			// Seeded by the parent's kill loop, so that a run can be replayed.
+			Random random = new Random(Long.getLong(KillLoop.SEED_PROPERTY, 0L));
 			ReplicationConsumer.Builder builder = ReplicationConsumer.builder()
 				.jdbcUrl(url, user, null)
 				.slotName(args[2])

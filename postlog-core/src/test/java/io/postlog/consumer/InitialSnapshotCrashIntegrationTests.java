@@ -1,30 +1,29 @@
 package io.postlog.consumer;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
-import org.jspecify.annotations.Nullable;
+import io.postlog.test.crash.ChildJvm;
+import io.postlog.test.crash.KillLoop;
+import io.postlog.test.crash.SourceWriter;
+import io.postlog.test.crash.Workloads;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -40,7 +39,11 @@ import static org.awaitility.Awaitility.await;
  */
 @PostgresTest
 @Tag("snapshot-proof")
+@Tag("crash")
 class InitialSnapshotCrashIntegrationTests {
+
+	@RegisterExtension
+	static final KillLoop killLoop = new KillLoop();
 
 	private static final int ROWS = Integer.getInteger("postlog.snapshot.crash.rows", 30_000);
 
@@ -56,57 +59,56 @@ class InitialSnapshotCrashIntegrationTests {
 				"ANALYZE crash_source", "CREATE TABLE crash_sink (id bigint PRIMARY KEY, a int, b text)");
 		Path directory = Files.createDirectories(Paths.get("target", "initial-snapshot-crash-test"));
 		long snapshotMillis = ROWS / 256 * SLEEP_MILLIS;
-		Random random = new Random();
-		Writer writer = new Writer(database);
-		writer.start();
+		Random random = killLoop.random("kills");
+		SourceWriter writer = SourceWriter.on(database)
+			.name("test-crash-writer")
+			.random(killLoop.random("writer"))
+			.firstKey(ROWS + 1)
+			.pause(Duration.ofMillis(10))
+			.start(Workloads.churn("crash_source"));
 		int killedInStartUp = 0;
 		int killedInSnapshot = 0;
 		long started = System.nanoTime();
 		try {
 			for (int kill = 1; kill <= KILLS; kill++) {
-				Path log = directory.resolve("child-" + kill + ".log");
-				Process child = start(database, log);
-				if (kill % 3 == 1) {
-					// Anywhere in the JVM's start, the set-up, the slot's creation.
-					child.waitFor(200 + random.nextInt(1500), TimeUnit.MILLISECONDS);
-				}
-				else {
-					await().atMost(Duration.ofMinutes(2)).until(() -> read(log).contains("snapshot-started"));
-					child.waitFor(random.nextInt((int) (snapshotMillis * 3 / 4)), TimeUnit.MILLISECONDS);
-				}
-				assertThat(child.isAlive()).as("child %d ran until killed:%n%s", kill, read(log)).isTrue();
-				child.destroyForcibly();
-				assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
-				String output = read(log);
-				assertThat(output).as("child %d was killed before the hand-over", kill).doesNotContain("handed-over");
-				if (output.contains("snapshot-started")) {
-					killedInSnapshot++;
-				}
-				else {
-					killedInStartUp++;
+				try (ChildJvm child = start(database, directory.resolve("child-" + kill + ".log"))) {
+					if (kill % 3 == 1) {
+						// Anywhere in the JVM's start, the set-up, the slot's creation.
+						child.killAfter(KillLoop.between(random, 200, 1500));
+					}
+					else {
+						child.awaitOutput("snapshot-started", Duration.ofMinutes(2));
+						child.killAfter(KillLoop.between(random, 0, (int) (snapshotMillis * 3 / 4)));
+					}
+					String output = child.output();
+					assertThat(output).as("child %d was killed before the hand-over", kill)
+						.doesNotContain("handed-over");
+					if (output.contains("snapshot-started")) {
+						killedInSnapshot++;
+					}
+					else {
+						killedInStartUp++;
+					}
 				}
 			}
 		}
 		finally {
 			writer.stop();
 		}
-		Path log = directory.resolve("child-final.log");
-		Process last = start(database, log);
-		try {
-			await().atMost(Duration.ofMinutes(3)).until(() -> read(log).contains("handed-over"));
+		String lastOutput;
+		try (ChildJvm last = start(database, directory.resolve("child-final.log"))) {
+			last.awaitOutput("handed-over", Duration.ofMinutes(3));
 			database.execute("INSERT INTO crash_source VALUES (" + InitialSnapshotCrashChild.SENTINEL + ", 0, 'last')");
-			assertThat(last.waitFor(3, TimeUnit.MINUTES)).as("last child finished").isTrue();
-			assertThat(last.exitValue()).as("last child:%n%s", read(log)).isZero();
+			assertThat(last.awaitExit(Duration.ofMinutes(3))).as("last child: %s", last.describe()).isZero();
+			lastOutput = last.output();
 		}
-		finally {
-			last.destroyForcibly();
-		}
-		System.out.println("[measure] initial snapshot crash test: " + KILLS + " kills of " + ROWS + " rows ("
-				+ killedInStartUp + " in start-up, " + killedInSnapshot + " while rows were delivered), "
-				+ writer.commits + " writer commits, " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)
-				+ " s; server " + database.serverVersion());
+		System.out.println(
+				"[measure] initial snapshot crash test: " + KILLS + " kills of " + ROWS + " rows (" + killedInStartUp
+						+ " in start-up, " + killedInSnapshot + " while rows were delivered), " + writer.transactions()
+						+ " writer commits, " + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)
+						+ " s; server " + database.serverVersion());
 		assertThat(killedInSnapshot).as("kills while snapshot rows were delivered").isPositive();
-		assertThat(read(log)).as("the last run snapshots again").contains("snapshot-started");
+		assertThat(lastOutput).as("the last run snapshots again").contains("snapshot-started");
 		assertThat(InitialSnapshotIntegrationTests.differences(table(database, "crash_sink"),
 				table(database, "crash_source")))
 			.as("sink against the table")
@@ -124,18 +126,11 @@ class InitialSnapshotCrashIntegrationTests {
 		database.execute("SELECT pg_drop_replication_slot('crash_slot')");
 	}
 
-	private static Process start(PostgresDatabase database, Path log) throws Exception {
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				InitialSnapshotCrashChild.class.getName(), database.jdbcUrl(), database.username(), "crash_slot",
-				"crash_pub", "crash_source", "crash_sink", Long.toString(SLEEP_MILLIS));
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(log.toFile());
-		return builder.start();
-	}
-
-	private static String read(Path file) throws Exception {
-		return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+	private static ChildJvm start(PostgresDatabase database, Path log) {
+		return ChildJvm.of(InitialSnapshotCrashChild.class)
+			.args(database.jdbcUrl(), database.username(), "crash_slot", "crash_pub", "crash_source", "crash_sink",
+					SLEEP_MILLIS)
+			.start(log);
 	}
 
 	private static Map<Long, List<Object>> table(PostgresDatabase database, String table) throws SQLException {
@@ -148,74 +143,6 @@ class InitialSnapshotCrashIntegrationTests {
 			}
 		}
 		return rows;
-	}
-
-	/**
-	 * Inserts, updates and deletes rows of the source table in small transactions until
-	 * stopped.
-	 */
-	private static final class Writer {
-
-		volatile long commits;
-
-		private final PostgresDatabase database;
-
-		private final AtomicBoolean running = new AtomicBoolean(true);
-
-		private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
-
-		private final Thread thread;
-
-		Writer(PostgresDatabase database) {
-			this.database = database;
-			this.thread = new Thread(this::run, "test-crash-writer");
-		}
-
-		void start() {
-			this.thread.start();
-		}
-
-		void stop() throws InterruptedException {
-			this.running.set(false);
-			this.thread.join(30_000);
-			assertThat(this.thread.isAlive()).isFalse();
-			assertThat(this.failure.get()).as("writer failure").isNull();
-		}
-
-		private void run() {
-			Random random = new Random();
-			long nextId = ROWS + 1;
-			try (Connection connection = this.database.connect();
-					PreparedStatement insert = connection
-						.prepareStatement("INSERT INTO crash_source VALUES (?, ?, md5(random()::text))");
-					PreparedStatement update = connection
-						.prepareStatement("UPDATE crash_source SET a = a + 1, b = md5(random()::text) WHERE id = ?");
-					PreparedStatement delete = connection.prepareStatement("DELETE FROM crash_source WHERE id = ?")) {
-				connection.setAutoCommit(false);
-				while (this.running.get()) {
-					for (int i = 0; i < 3; i++) {
-						int choice = random.nextInt(10);
-						if (choice < 4) {
-							insert.setLong(1, nextId++);
-							insert.setInt(2, random.nextInt(1000));
-							insert.executeUpdate();
-						}
-						else {
-							PreparedStatement statement = (choice < 8) ? update : delete;
-							statement.setLong(1, 1 + (long) (random.nextDouble() * (nextId - 1)));
-							statement.executeUpdate();
-						}
-					}
-					connection.commit();
-					this.commits++;
-					Thread.sleep(10);
-				}
-			}
-			catch (Throwable ex) {
-				this.failure.set(ex);
-			}
-		}
-
 	}
 
 }

@@ -1,15 +1,17 @@
 package io.postlog.consumer;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import io.postlog.test.crash.ChildJvm;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -32,16 +34,15 @@ class InitialSnapshotMemoryIntegrationTests {
 				"INSERT INTO narrow SELECT g, (g % 7)::int FROM generate_series(1, " + ROWS + ") g", "ANALYZE narrow");
 		long inserted = System.nanoTime();
 		Path directory = Files.createDirectories(Paths.get("target", "initial-snapshot-memory-test"));
-		Path log = directory.resolve("child.log");
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-				InitialSnapshotMemoryChild.class.getName(), database.jdbcUrl(), database.username(), "narrow", "2");
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(log.toFile());
-		Process child = builder.start();
-		try {
-			assertThat(child.waitFor(10, TimeUnit.MINUTES)).as("child finished").isTrue();
-			String output = Files.readString(log, StandardCharsets.UTF_8);
+		// The JVM's own start-up flags: the heap budget was measured with its default
+		// collector.
+		try (ChildJvm child = ChildJvm.of(InitialSnapshotMemoryChild.class)
+			.heap("128m")
+			.startupFlags(List.of())
+			.args(database.jdbcUrl(), database.username(), "narrow", 2)
+			.start(directory.resolve("child.log"))) {
+			int exitValue = child.awaitExit(Duration.ofMinutes(10));
+			String output = child.output();
 			Matcher result = Pattern.compile("count=(\\d+) sum=(\\d+) .*").matcher(output);
 			assertThat(result.find()).as("child printed its count:%n%s", output).isTrue();
 			System.out.println("[measure] " + ROWS + "-row initial snapshot through a consumer: table loaded in "
@@ -50,10 +51,7 @@ class InitialSnapshotMemoryIntegrationTests {
 			assertThat(result.group(1)).isEqualTo(Long.toString(ROWS));
 			// The sum of g % 7 over 1..ROWS: every value was decoded.
 			assertThat(Long.parseLong(result.group(2))).isEqualTo(expectedSum());
-			assertThat(child.exitValue()).as("child exit code:%n%s", output).isZero();
-		}
-		finally {
-			child.destroyForcibly();
+			assertThat(exitValue).as("child exit code:%n%s", output).isZero();
 		}
 	}
 

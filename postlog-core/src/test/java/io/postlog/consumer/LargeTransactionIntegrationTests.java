@@ -1,6 +1,5 @@
 package io.postlog.consumer;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -19,6 +18,7 @@ import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import io.postlog.test.crash.ChildJvm;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
@@ -45,22 +45,20 @@ class LargeTransactionIntegrationTests {
 			admin.ensureSlot("big_slot", SlotLifecycle.CREATE_IF_MISSING);
 		}
 		Path directory = Files.createDirectories(Paths.get("target", "large-transaction-test"));
-		Path log = directory.resolve("child.log");
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-				LargeTransactionConsumer.class.getName(), database.jdbcUrl(), database.username(), "big_slot",
-				"big_pub", "big", Integer.toString(ROWS));
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(log.toFile());
-		Process child = builder.start();
-		try {
-			await().atMost(Duration.ofSeconds(60)).until(() -> read(log).contains("started"));
+		// The JVM's own start-up flags: the heap budget was measured with its default
+		// collector.
+		try (ChildJvm child = ChildJvm.of(LargeTransactionConsumer.class)
+			.heap("128m")
+			.startupFlags(List.of())
+			.args(database.jdbcUrl(), database.username(), "big_slot", "big_pub", "big", ROWS)
+			.start(directory.resolve("child.log"))) {
+			child.awaitOutput("started", Duration.ofSeconds(60));
 			long started = System.nanoTime();
 			database.execute("INSERT INTO big SELECT g, md5(g::text) FROM generate_series(1, " + ROWS + ") g");
 			long inserted = System.nanoTime();
-			assertThat(child.waitFor(4, TimeUnit.MINUTES)).as("child finished").isTrue();
+			int exitValue = child.awaitExit(Duration.ofMinutes(4));
 			long finished = System.nanoTime();
-			String output = read(log);
+			String output = child.output();
 			Matcher result = Pattern.compile("count=(\\d+) state=(\\w+) .*").matcher(output);
 			assertThat(result.find()).as("child printed its count:%n%s", output).isTrue();
 			System.out.println("[measure] 1,000,000-row transaction: insert "
@@ -68,10 +66,7 @@ class LargeTransactionIntegrationTests {
 					+ TimeUnit.NANOSECONDS.toMillis(finished - started) + " ms; child: " + result.group());
 			assertThat(result.group(1)).isEqualTo(Integer.toString(ROWS));
 			assertThat(result.group(2)).isNotEqualTo("FAILED");
-			assertThat(child.exitValue()).as("child exit code:%n%s", output).isZero();
-		}
-		finally {
-			child.destroyForcibly();
+			assertThat(exitValue).as("child exit code:%n%s", output).isZero();
 		}
 	}
 
@@ -86,29 +81,22 @@ class LargeTransactionIntegrationTests {
 			admin.ensureSlot("wide_slot", SlotLifecycle.CREATE_IF_MISSING);
 		}
 		Path directory = Files.createDirectories(Paths.get("target", "large-transaction-test"));
-		Path log = directory.resolve("wide-child.log");
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				LargeTransactionConsumer.class.getName(), database.jdbcUrl(), database.username(), "wide_slot",
-				"wide_pub", "wide", "24", "200");
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(log.toFile());
-		Process child = builder.start();
-		try {
-			await().atMost(Duration.ofSeconds(60)).until(() -> read(log).contains("started"));
+		try (ChildJvm child = ChildJvm.of(LargeTransactionConsumer.class)
+			.heap("256m")
+			.startupFlags(List.of())
+			.args(database.jdbcUrl(), database.username(), "wide_slot", "wide_pub", "wide", 24, 200)
+			.start(directory.resolve("wide-child.log"))) {
+			child.awaitOutput("started", Duration.ofSeconds(60));
 			database.execute(
 					"INSERT INTO wide SELECT g, repeat(md5(g::text), 20 * 1024 * 1024 / 32) FROM generate_series(1, 24) g");
-			assertThat(child.waitFor(4, TimeUnit.MINUTES)).as("child finished").isTrue();
-			String output = read(log);
+			int exitValue = child.awaitExit(Duration.ofMinutes(4));
+			String output = child.output();
 			Matcher result = Pattern.compile("count=(\\d+) state=(\\w+) .*").matcher(output);
 			assertThat(result.find()).as("child printed its count:%n%s", output).isTrue();
 			System.out
 				.println("[measure] 24 rows of 20 MB behind a 200 ms handler in a 256 MB heap: " + result.group());
 			assertThat(result.group(1)).isEqualTo("24");
-			assertThat(child.exitValue()).as("child exit code:%n%s", output).isZero();
-		}
-		finally {
-			child.destroyForcibly();
+			assertThat(exitValue).as("child exit code:%n%s", output).isZero();
 		}
 	}
 
@@ -164,10 +152,6 @@ class LargeTransactionIntegrationTests {
 		finally {
 			consumer.stop();
 		}
-	}
-
-	private static String read(Path file) throws Exception {
-		return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
 	}
 
 }

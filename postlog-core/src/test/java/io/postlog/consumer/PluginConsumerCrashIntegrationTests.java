@@ -18,20 +18,22 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.postlog.Lsn;
 import io.postlog.test.PluginLaneTest;
 import io.postlog.test.PostgresDatabase;
+import io.postlog.test.crash.ChildJvm;
+import io.postlog.test.crash.KillLoop;
+import io.postlog.test.crash.SlotProbe;
+import io.postlog.test.crash.SourceWriter;
+import io.postlog.test.crash.Workloads;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * {@link ConsumerCrashIntegrationTests}' check, once per plugin decoder on the plugin
@@ -43,9 +45,13 @@ import static org.awaitility.Awaitility.await;
  * had not confirmed at a kill came again.
  */
 @PluginLaneTest
+@Tag("crash")
 class PluginConsumerCrashIntegrationTests {
 
 	private static final int KILLS = 6;
+
+	@RegisterExtension
+	static final KillLoop killLoop = new KillLoop();
 
 	private final PostgresDatabase database;
 
@@ -73,50 +79,40 @@ class PluginConsumerCrashIntegrationTests {
 		Path directory = Paths.get("target", "plugin-crash-test", decoder);
 		Files.createDirectories(directory);
 		clean(directory);
-		Random random = new Random(0x5eed);
-		Writer writer = new Writer(this.database, table);
-		Thread writerThread = new Thread(writer, "crash-writer");
-		writerThread.start();
+		Random random = killLoop.random("kills-" + decoder);
+		SlotProbe probe = new SlotProbe(this.database, slot);
+		SourceWriter writer = SourceWriter.on(this.database)
+			.name("crash-writer")
+			.random(killLoop.random("writer-" + decoder))
+			.pause(Duration.ofMillis(10))
+			.start(Workloads.insertsWithUpdates(table));
 		List<Lsn> confirmedAfterKill = new ArrayList<>();
 		try {
 			for (int generation = 0; generation < KILLS; generation++) {
-				Process child = startChild(directory, slot, table, decoder, generation);
-				if (generation % 2 == 1) {
-					Path log = directory.resolve("child-" + generation + ".log");
-					await().atMost(Duration.ofSeconds(60))
-						.until(() -> Files.exists(log)
-								&& Files.readString(log, StandardCharsets.UTF_8).contains("started"));
+				try (ChildJvm child = startChild(directory, slot, table, decoder, generation)) {
+					if (generation % 2 == 1) {
+						child.awaitOutput("started", Duration.ofSeconds(60));
+					}
+					Thread.sleep(KillLoop.between(random, 200, 3000).toMillis());
+					child.kill();
 				}
-				Thread.sleep(200 + random.nextInt(3000));
-				child.destroyForcibly();
-				assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
-				await().atMost(Duration.ofSeconds(30))
-					.until(() -> ReplicationConsumerIntegrationTests.activePid(this.database, slot) == null);
-				confirmedAfterKill.add(ReplicationConsumerIntegrationTests.confirmedFlush(this.database, slot));
+				probe.awaitInactive(Duration.ofSeconds(30));
+				confirmedAfterKill.add(Lsn.of(probe.confirmedFlushLsn()));
 			}
 		}
 		finally {
-			writer.stop.set(true);
-			writerThread.join(TimeUnit.SECONDS.toMillis(30));
+			writer.stop();
 		}
-		assertThat(writer.failure.get()).isNull();
-		Lsn end = ReplicationConsumerIntegrationTests.currentLsn(this.database);
-		Process last = startChild(directory, slot, table, decoder, KILLS);
-		try {
-			await().atMost(Duration.ofSeconds(90))
-				.until(() -> ReplicationConsumerIntegrationTests.confirmedFlush(this.database, slot)
-					.compareTo(end) >= 0);
-		}
-		finally {
-			last.getOutputStream().close();
-			if (!last.waitFor(30, TimeUnit.SECONDS)) {
-				last.destroyForcibly();
-			}
+		long end = SlotProbe.currentLsn(this.database);
+		try (ChildJvm last = startChild(directory, slot, table, decoder, KILLS)) {
+			probe.awaitConfirmed(end, Duration.ofSeconds(90));
+			last.stop(Duration.ofSeconds(30));
 		}
 		check(directory, table, confirmedAfterKill, writer);
 	}
 
-	private void check(Path directory, String table, List<Lsn> confirmedAfterKill, Writer writer) throws Exception {
+	private void check(Path directory, String table, List<Lsn> confirmedAfterKill, SourceWriter writer)
+			throws Exception {
 		Map<String, String> keyVersionOfId = new HashMap<>();
 		Map<String, Lsn> commitOfId = new HashMap<>();
 		Map<String, List<Integer>> generationsOfId = new HashMap<>();
@@ -147,7 +143,7 @@ class PluginConsumerCrashIntegrationTests {
 				}
 			}
 		}
-		assertThat(written).as("rows written").hasSize((int) (writer.written.get() + writer.updates.get()));
+		assertThat(written).as("rows written").hasSize((int) (writer.inserted() + writer.updated()));
 		Set<String> neverDelivered = new TreeSet<>(written);
 		neverDelivered.removeAll(deliveredVersions);
 		assertThat(neverDelivered).as("key versions written but never delivered").isEmpty();
@@ -164,19 +160,15 @@ class PluginConsumerCrashIntegrationTests {
 		}
 		long duplicates = deliveries - keyVersionOfId.size();
 		System.out.println("[measure] plugin crash test (" + table + "): " + KILLS + " kills, " + keyVersionOfId.size()
-				+ " changes in " + writer.transactions + " transactions, " + duplicates + " duplicates");
+				+ " changes in " + writer.transactions() + " transactions, " + duplicates + " duplicates");
 		assertThat(duplicates).as("some kill interrupted delivery").isPositive();
 	}
 
-	private Process startChild(Path directory, String slot, String table, String decoder, int generation)
-			throws IOException {
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				PluginCrashConsumer.class.getName(), this.database.jdbcUrl(), this.database.username(), slot, table,
-				directory.resolve("delivered-" + generation + ".txt").toString(), decoder);
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(directory.resolve("child-" + generation + ".log").toFile());
-		return builder.start();
+	private ChildJvm startChild(Path directory, String slot, String table, String decoder, int generation) {
+		return ChildJvm.of(PluginCrashConsumer.class)
+			.args(this.database.jdbcUrl(), this.database.username(), slot, table,
+					directory.resolve("delivered-" + generation + ".txt"), decoder)
+			.start(directory.resolve("child-" + generation + ".log"));
 	}
 
 	/** Lines the handler finished writing; a kill may cut the last one short. */
@@ -196,62 +188,6 @@ class PluginConsumerCrashIntegrationTests {
 				Files.delete(file.toPath());
 			}
 		}
-	}
-
-	/**
-	 * Commits transactions of 1 to 1,500 new rows with consecutive keys, half of them
-	 * also updating one of the first 50 rows, until stopped.
-	 */
-	private static final class Writer implements Runnable {
-
-		private final PostgresDatabase database;
-
-		private final String table;
-
-		final AtomicBoolean stop = new AtomicBoolean();
-
-		final AtomicLong written = new AtomicLong();
-
-		final AtomicLong updates = new AtomicLong();
-
-		final AtomicReference<Throwable> failure = new AtomicReference<>();
-
-		volatile int transactions;
-
-		Writer(PostgresDatabase database, String table) {
-			this.database = database;
-			this.table = table;
-		}
-
-		@Override
-		public void run() {
-			Random random = new Random(42);
-			try (Connection connection = this.database.connect(); Statement statement = connection.createStatement()) {
-				connection.setAutoCommit(false);
-				while (!this.stop.get()) {
-					int dice = random.nextInt(100);
-					int size = (dice < 70) ? 1 + random.nextInt(5)
-							: (dice < 95) ? 10 + random.nextInt(90) : 200 + random.nextInt(1300);
-					long from = this.written.get() + 1;
-					statement.execute("INSERT INTO " + this.table + " SELECT g, 1 FROM generate_series(" + from + ", "
-							+ (from + size - 1) + ") g");
-					int updated = 0;
-					if (from > 1 && random.nextBoolean()) {
-						long key = 1 + random.nextInt((int) Math.min(50, from - 1));
-						updated = statement.executeUpdate("UPDATE " + this.table + " SET v = v + 1 WHERE k = " + key);
-					}
-					connection.commit();
-					this.written.addAndGet(size);
-					this.updates.addAndGet(updated);
-					this.transactions++;
-					Thread.sleep(10);
-				}
-			}
-			catch (Throwable ex) {
-				this.failure.set(ex);
-			}
-		}
-
 	}
 
 }

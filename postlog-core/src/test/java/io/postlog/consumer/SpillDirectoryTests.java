@@ -1,15 +1,12 @@
 package io.postlog.consumer;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import java.util.stream.Stream;
 
+import io.postlog.test.crash.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,27 +71,21 @@ class SpillDirectoryTests {
 
 	@Test
 	void leftoversOfAKilledProcessAreRemovedAtTheNextStartAndALiveOnesAreNot() throws Exception {
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-				SpillingProcess.class.getName(), this.root.toString())
-			.redirectErrorStream(true)
-			.start();
-		try {
-			Path directory = spilledDirectory(child);
+		try (ChildJvm child = ChildJvm.of(SpillingProcess.class)
+			.args(this.root)
+			.start(this.root.resolveSibling("spilling-process.log"))) {
+			String spilled = child.awaitLine(SpillingProcess.SPILLED, Duration.ofSeconds(60));
+			Path directory = Path.of(spilled.substring(SpillingProcess.SPILLED.length()));
 			assertThat(spillFiles(directory)).isNotEmpty();
 			try (StreamedTransactions other = streams("other")) {
 				assertThat(directory).as("the live child's directory").isDirectory();
 			}
-			child.destroyForcibly();
-			assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+			child.kill();
 			assertThat(directory).as("left behind by SIGKILL").isDirectory();
 			try (StreamedTransactions next = streams("next")) {
 				assertThat(directory).doesNotExist();
 			}
 			assertThat(this.root).isEmptyDirectory();
-		}
-		finally {
-			child.destroyForcibly();
 		}
 	}
 
@@ -106,20 +97,6 @@ class SpillDirectoryTests {
 			assertThat(crashedWhileCreating).doesNotExist();
 			assertThat(unrelated).isDirectory();
 		}
-	}
-
-	private static Path spilledDirectory(Process child) throws IOException {
-		BufferedReader output = new BufferedReader(
-				new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-		String line;
-		StringBuilder seen = new StringBuilder();
-		while ((line = output.readLine()) != null) {
-			if (line.startsWith(SpillingProcess.SPILLED)) {
-				return Path.of(line.substring(SpillingProcess.SPILLED.length()));
-			}
-			seen.append(line).append('\n');
-		}
-		throw new AssertionError("The child ended before it spilled:\n" + seen);
 	}
 
 	private static java.util.List<Path> spillFiles(Path directory) throws IOException {

@@ -1,21 +1,20 @@
 package io.postlog.consumer;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import io.postlog.test.crash.ChildJvm;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,35 +47,23 @@ class StreamedTransactionsMemoryIntegrationTests {
 		Assumptions.assumeTrue(database.serverVersion() >= 140000, "pgoutput streams since PostgreSQL 14");
 		database.execute("CREATE TABLE huge (id int, payload text)", "CREATE PUBLICATION huge_pub FOR TABLE huge",
 				"SELECT pg_create_logical_replication_slot('huge_slot', 'pgoutput')");
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		Process child = new ProcessBuilder(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-				StreamedTransactionsChild.class.getName(), database.jdbcUrl(), database.username(), "huge_slot",
-				"huge_pub", this.spillRoot.toString(), Long.toString(16L << 20))
-			.redirectErrorStream(true)
-			.start();
-		try {
-			BufferedReader output = new BufferedReader(
-					new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-			StringBuilder seen = new StringBuilder();
-			String line;
-			while ((line = output.readLine()) != null && !line.equals(StreamedTransactionsChild.READY)) {
-				seen.append(line).append('\n');
-			}
-			assertThat(line).as("the child started:%n%s", seen).isNotNull();
+		// The JVM's own start-up flags: the heap budget was measured with its default
+		// collector.
+		try (ChildJvm child = ChildJvm.of(StreamedTransactionsChild.class)
+			.heap("128m")
+			.startupFlags(List.of())
+			.args(database.jdbcUrl(), database.username(), "huge_slot", "huge_pub", this.spillRoot, 16L << 20)
+			.start(Paths.get("target", "streamed-transactions-memory-test", "child.log"))) {
+			child.awaitLine(StreamedTransactionsChild.READY, Duration.ofMinutes(10));
 			database.execute("INSERT INTO huge SELECT g, md5(g::text) FROM generate_series(1, " + ROWS + ") g");
-			while ((line = output.readLine()) != null) {
-				seen.append(line).append('\n');
-			}
-			assertThat(child.waitFor(10, TimeUnit.MINUTES)).as("child finished").isTrue();
+			int exitValue = child.awaitExit(Duration.ofMinutes(10));
+			String seen = child.output();
 			Matcher result = Pattern.compile("count=(\\d+) spilled=(\\d+) peakHeap=(\\d+)").matcher(seen);
 			assertThat(result.find()).as("child printed its count:%n%s", seen).isTrue();
 			System.out.println("[measure] " + result.group());
-			assertThat(child.exitValue()).as("child exit code:%n%s", seen).isZero();
+			assertThat(exitValue).as("child exit code:%n%s", seen).isZero();
 			assertThat(Long.parseLong(result.group(1))).isEqualTo(ROWS);
 			assertThat(Long.parseLong(result.group(2))).as("bytes spilled by the client").isPositive();
-		}
-		finally {
-			child.destroyForcibly();
 		}
 		try (Stream<Path> left = Files.walk(this.spillRoot)) {
 			assertThat(left).containsExactly(this.spillRoot);

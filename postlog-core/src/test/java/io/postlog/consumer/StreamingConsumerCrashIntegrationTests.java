@@ -1,12 +1,10 @@
 package io.postlog.consumer;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -14,7 +12,10 @@ import java.util.stream.Stream;
 import io.postlog.Lsn;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import io.postlog.test.crash.ChildJvm;
+import io.postlog.test.crash.SlotProbe;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import static org.awaitility.Awaitility.await;
  * started, its own with the commit.
  */
 @PostgresTest(settings = "logical_decoding_work_mem=64kB")
+@Tag("crash")
 class StreamingConsumerCrashIntegrationTests {
 
 	private static final int ROWS = 200_000;
@@ -50,42 +52,34 @@ class StreamingConsumerCrashIntegrationTests {
 				"CREATE PUBLICATION spilled_pub FOR TABLE spilled",
 				"SELECT pg_create_logical_replication_slot('spilled_slot', 'pgoutput')");
 		Path logs = Files.createDirectories(Paths.get("target", "streaming-crash-test"));
-		Process first = child(database, logs.resolve("first.log"), 20);
 		String firstOutput;
 		Lsn confirmedAtKill;
-		try {
-			await().atMost(Duration.ofSeconds(60)).until(() -> read(logs.resolve("first.log")).contains("started"));
+		try (ChildJvm first = child(database, logs.resolve("first.log"), 20)) {
+			first.awaitOutput("started", Duration.ofSeconds(60));
 			database.execute("INSERT INTO spilled SELECT g, md5(g::text) FROM generate_series(1, " + ROWS + ") g");
-			await().atMost(Duration.ofMinutes(5)).until(() -> delivered(read(logs.resolve("first.log"))) >= ROWS / 2);
+			await().atMost(Duration.ofMinutes(5)).until(() -> delivered(first.output()) >= ROWS / 2);
 			assertThat(spillFiles()).as("spill files of the transaction being delivered").isNotEmpty();
-			first.destroyForcibly();
-			assertThat(first.waitFor(30, TimeUnit.SECONDS)).isTrue();
-			firstOutput = read(logs.resolve("first.log"));
-			confirmedAtKill = ReplicationConsumerIntegrationTests.confirmedFlush(database, "spilled_slot");
-		}
-		finally {
-			first.destroyForcibly();
+			first.kill();
+			firstOutput = first.output();
+			confirmedAtKill = Lsn.of(new SlotProbe(database, "spilled_slot").confirmedFlushLsn());
 		}
 		long deliveredBeforeKill = delivered(firstOutput);
 		assertThat(firstOutput).doesNotContain("count=");
 		assertThat(deliveredBeforeKill).isBetween((long) ROWS / 2, (long) ROWS - 1);
 		assertThat(spillFiles()).as("the killed process's spill files").isNotEmpty();
 
-		Process second = child(database, logs.resolve("second.log"), 0);
 		String secondOutput;
-		try {
-			assertThat(second.waitFor(5, TimeUnit.MINUTES)).as("second child finished").isTrue();
-			secondOutput = read(logs.resolve("second.log"));
-		}
-		finally {
-			second.destroyForcibly();
+		int secondExit;
+		try (ChildJvm second = child(database, logs.resolve("second.log"), 0)) {
+			secondExit = second.awaitExit(Duration.ofMinutes(5));
+			secondOutput = second.output();
 		}
 		Matcher result = Pattern.compile("count=(\\d+) ordered=(\\w+) state=(\\w+) .* first=(\\S+)")
 			.matcher(secondOutput);
 		assertThat(result.find()).as("second child printed its count:%n%s", secondOutput).isTrue();
 		System.out.println("[measure] killed after " + deliveredBeforeKill + " of " + ROWS
 				+ " changes, slot confirmed at " + confirmedAtKill + "; after the restart: " + result.group());
-		assertThat(second.exitValue()).as("second child exit code:%n%s", secondOutput).isZero();
+		assertThat(secondExit).as("second child exit code:%n%s", secondOutput).isZero();
 		assertThat(Long.parseLong(result.group(1))).isEqualTo(ROWS);
 		assertThat(result.group(2)).as("every change in order from index 0").isEqualTo("true");
 		Matcher firstId = Pattern.compile("first=(\\S+)").matcher(firstOutput);
@@ -101,15 +95,11 @@ class StreamingConsumerCrashIntegrationTests {
 		}
 	}
 
-	private Process child(PostgresDatabase database, Path log, int pauseEvery) throws Exception {
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		return new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				StreamingConsumerChild.class.getName(), database.jdbcUrl(), database.username(), "spilled_slot",
-				"spilled_pub", "spilled", Integer.toString(ROWS), this.spillRoot.toString(), Long.toString(1L << 20),
-				Long.toString(1L << 30), Integer.toString(pauseEvery))
-			.redirectErrorStream(true)
-			.redirectOutput(log.toFile())
-			.start();
+	private ChildJvm child(PostgresDatabase database, Path log, int pauseEvery) {
+		return ChildJvm.of(StreamingConsumerChild.class)
+			.args(database.jdbcUrl(), database.username(), "spilled_slot", "spilled_pub", "spilled", ROWS,
+					this.spillRoot, 1L << 20, 1L << 30, pauseEvery)
+			.start(log);
 	}
 
 	private static long delivered(String output) {
@@ -125,10 +115,6 @@ class StreamingConsumerCrashIntegrationTests {
 		try (Stream<Path> files = Files.walk(this.spillRoot)) {
 			return files.filter((file) -> file.toString().endsWith(SpillDirectory.SUFFIX)).toList();
 		}
-	}
-
-	private static String read(Path file) throws Exception {
-		return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
 	}
 
 }

@@ -1,6 +1,5 @@
 package io.postlog.consumer;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -22,6 +21,7 @@ import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import io.postlog.test.crash.ChildJvm;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,26 +59,26 @@ class StreamingConsumerMemoryIntegrationTests {
 				"SELECT pg_create_logical_replication_slot('huge_streamed', 'pgoutput')",
 				"SELECT pg_create_logical_replication_slot('huge_plain', 'pgoutput')");
 		Path log = Files.createDirectories(Paths.get("target", "streaming-memory-test")).resolve("child.log");
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		Process child = new ProcessBuilder(java, "-Xmx128m", "-cp", System.getProperty("java.class.path"),
-				StreamingConsumerChild.class.getName(), database.jdbcUrl(), database.username(), "huge_streamed",
-				"huge_pub", "huge", Integer.toString(ROWS), this.spillRoot.toString(), Long.toString(16L << 20),
-				Long.toString(10L << 30), "0")
-			.redirectErrorStream(true)
-			.redirectOutput(log.toFile())
-			.start();
 		List<long[]> samples = new ArrayList<>();
-		try {
-			await().atMost(Duration.ofSeconds(60)).until(() -> read(log).contains(StreamingConsumerChild.STARTED));
+		// The JVM's own start-up flags: the heap budget was measured with its default
+		// collector.
+		try (ChildJvm child = ChildJvm.of(StreamingConsumerChild.class)
+			.heap("128m")
+			.startupFlags(List.of())
+			.args(database.jdbcUrl(), database.username(), "huge_streamed", "huge_pub", "huge", ROWS, this.spillRoot,
+					16L << 20, 10L << 30, 0)
+			.start(log)) {
+			child.awaitOutput(StreamingConsumerChild.STARTED, Duration.ofSeconds(60));
 			long started = System.nanoTime();
 			database.execute("INSERT INTO huge SELECT g, md5(g::text) FROM generate_series(1, " + ROWS + ") g");
 			long committed = System.nanoTime();
 			while (child.isAlive() && System.nanoTime() - committed < TimeUnit.MINUTES.toNanos(10)) {
 				samples.add(stats(database, "huge_streamed"));
-				child.waitFor(500, TimeUnit.MILLISECONDS);
+				child.waitFor(Duration.ofMillis(500));
 			}
 			long finished = System.nanoTime();
-			String output = read(log);
+			int exitValue = child.awaitExit(Duration.ofSeconds(1));
+			String output = child.output();
 			Matcher result = Pattern
 				.compile("count=(\\d+) ordered=(\\w+) state=(\\w+) .*spilled=(\\d+) peakHeap=(\\d+)")
 				.matcher(output);
@@ -86,13 +86,10 @@ class StreamingConsumerMemoryIntegrationTests {
 			System.out.println("[measure] 2,000,000-row transaction, streaming, -Xmx128m: insert "
 					+ TimeUnit.NANOSECONDS.toMillis(committed - started) + " ms, commit to child exit "
 					+ TimeUnit.NANOSECONDS.toMillis(finished - committed) + " ms; child: " + result.group());
-			assertThat(child.exitValue()).as("child exit code:%n%s", output).isZero();
+			assertThat(exitValue).as("child exit code:%n%s", output).isZero();
 			assertThat(Long.parseLong(result.group(1))).isEqualTo(ROWS);
 			assertThat(result.group(2)).isEqualTo("true");
 			assertThat(Long.parseLong(result.group(4))).as("bytes the consumer spilled").isPositive();
-		}
-		finally {
-			child.destroyForcibly();
 		}
 		try (Stream<Path> left = Files.walk(this.spillRoot)) {
 			assertThat(left).containsExactly(this.spillRoot);
@@ -152,10 +149,6 @@ class StreamingConsumerMemoryIntegrationTests {
 						+ " WHERE slot_name = '" + slot + "'")) {
 			return row.next() ? new long[] { row.getLong(1), row.getLong(2) } : new long[] { 0, 0 };
 		}
-	}
-
-	private static String read(Path file) throws Exception {
-		return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
 	}
 
 }

@@ -1,11 +1,9 @@
 package io.postlog.snapshot;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -16,14 +14,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
-import org.jspecify.annotations.Nullable;
+import io.postlog.test.crash.ChildJvm;
+import io.postlog.test.crash.KillLoop;
+import io.postlog.test.crash.SourceWriter;
+import io.postlog.test.crash.Workloads;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -36,7 +36,11 @@ import static org.awaitility.Awaitility.await;
  * complete snapshot, never to streaming after a partial one.
  */
 @PostgresTest
+@Tag("crash")
 class SnapshotCrashIntegrationTests {
+
+	@RegisterExtension
+	static final KillLoop killLoop = new KillLoop();
 
 	private static final int ROWS = 100_000;
 
@@ -49,52 +53,49 @@ class SnapshotCrashIntegrationTests {
 				"ANALYZE crash_source", "CREATE TABLE crash_sink (id bigint PRIMARY KEY, a int, b text)",
 				"CREATE PUBLICATION crash_pub FOR TABLE crash_source");
 		Path directory = Files.createDirectories(Paths.get("target", "snapshot-crash-test"));
-		Random random = new Random();
-		Writer writer = new Writer(database);
-		writer.start();
+		Random random = killLoop.random("kills");
+		SourceWriter writer = SourceWriter.on(database)
+			.name("test-crash-writer")
+			.random(killLoop.random("writer"))
+			.firstKey(ROWS + 1)
+			.pause(Duration.ofMillis(5))
+			.start(Workloads.churn("crash_source"));
 		int killedBeforeHandOver = 0;
 		int snapshotsTaken = 0;
 		try {
 			for (int kill = 1; kill <= KILLS; kill++) {
-				Path log = directory.resolve("child-" + kill + ".log");
-				Process child = start(database, log);
-				if (kill == KILLS / 2 + 1) {
-					// From here on the slot is handed over and the kills hit the stream.
-					await().atMost(Duration.ofMinutes(2)).until(() -> read(log).contains("handed-over"));
-				}
-				long delay = 500 + random.nextInt(5000);
-				boolean exited = child.waitFor(delay, TimeUnit.MILLISECONDS);
-				assertThat(exited).as("child %d ran until killed:%n%s", kill, read(log)).isFalse();
-				child.destroyForcibly();
-				assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
-				String output = read(log);
-				if (!output.contains("handed-over")) {
-					killedBeforeHandOver++;
-				}
-				if (output.contains("snapshot rows=")) {
-					snapshotsTaken++;
+				try (ChildJvm child = start(database, directory.resolve("child-" + kill + ".log"))) {
+					if (kill == KILLS / 2 + 1) {
+						// From here on the slot is handed over and the kills hit the
+						// stream.
+						child.awaitOutput("handed-over", Duration.ofMinutes(2));
+					}
+					child.killAfter(KillLoop.between(random, 500, 5000));
+					String output = child.output();
+					if (!output.contains("handed-over")) {
+						killedBeforeHandOver++;
+					}
+					if (output.contains("snapshot rows=")) {
+						snapshotsTaken++;
+					}
 				}
 			}
 		}
 		finally {
 			writer.stop();
 		}
-		Path log = directory.resolve("child-final.log");
-		Process last = start(database, log);
-		try {
-			await().atMost(Duration.ofMinutes(2)).until(() -> read(log).contains("handed-over"));
+		String lastOutput;
+		try (ChildJvm last = start(database, directory.resolve("child-final.log"))) {
+			last.awaitOutput("handed-over", Duration.ofMinutes(2));
 			database.execute("INSERT INTO crash_source VALUES (" + SnapshotCrashChild.SENTINEL + ", 0, 'last')");
-			assertThat(last.waitFor(4, TimeUnit.MINUTES)).as("last child finished").isTrue();
-			assertThat(last.exitValue()).as("last child:%n%s", read(log)).isZero();
-		}
-		finally {
-			last.destroyForcibly();
+			assertThat(last.awaitExit(Duration.ofMinutes(4))).as("last child: %s", last.describe()).isZero();
+			lastOutput = last.output();
 		}
 		System.out.println("[measure] " + KILLS + " kills, " + killedBeforeHandOver + " before the hand-over, "
-				+ snapshotsTaken + " complete snapshots among the killed runs, " + writer.commits
+				+ snapshotsTaken + " complete snapshots among the killed runs, " + writer.transactions()
 				+ " writer commits; server " + database.serverVersion());
 		assertThat(killedBeforeHandOver).as("kills that hit the snapshot").isPositive();
-		assertThat(read(log)).as("the last run streams a slot handed over before").doesNotContain("snapshot rows=");
+		assertThat(lastOutput).as("the last run streams a slot handed over before").doesNotContain("snapshot rows=");
 		assertThat(differences(table(database, "crash_sink"), table(database, "crash_source")))
 			.as("read model against the table")
 			.isEmpty();
@@ -109,18 +110,10 @@ class SnapshotCrashIntegrationTests {
 		database.execute("SELECT pg_drop_replication_slot('crash_slot')");
 	}
 
-	private static Process start(PostgresDatabase database, Path log) throws Exception {
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				SnapshotCrashChild.class.getName(), database.jdbcUrl(), database.username(), "crash_slot", "crash_pub",
-				"crash_source", "crash_sink");
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(log.toFile());
-		return builder.start();
-	}
-
-	private static String read(Path file) throws Exception {
-		return Files.exists(file) ? Files.readString(file, StandardCharsets.UTF_8) : "";
+	private static ChildJvm start(PostgresDatabase database, Path log) {
+		return ChildJvm.of(SnapshotCrashChild.class)
+			.args(database.jdbcUrl(), database.username(), "crash_slot", "crash_pub", "crash_source", "crash_sink")
+			.start(log);
 	}
 
 	private static Map<Long, List<Object>> table(PostgresDatabase database, String table) throws SQLException {
@@ -172,74 +165,6 @@ class SnapshotCrashIntegrationTests {
 			}
 		}
 		return slots;
-	}
-
-	/**
-	 * Inserts, updates and deletes rows of the source table in small transactions, about
-	 * 200 a second, until stopped.
-	 */
-	private static final class Writer {
-
-		volatile long commits;
-
-		private final PostgresDatabase database;
-
-		private final AtomicBoolean running = new AtomicBoolean(true);
-
-		private final AtomicReference<@Nullable Throwable> failure = new AtomicReference<>();
-
-		private final Thread thread;
-
-		Writer(PostgresDatabase database) {
-			this.database = database;
-			this.thread = new Thread(this::run, "test-crash-writer");
-		}
-
-		void start() {
-			this.thread.start();
-		}
-
-		void stop() throws InterruptedException {
-			this.running.set(false);
-			this.thread.join(30_000);
-			assertThat(this.thread.isAlive()).isFalse();
-			assertThat(this.failure.get()).as("writer failure").isNull();
-		}
-
-		private void run() {
-			Random random = new Random();
-			long nextId = ROWS + 1;
-			try (Connection connection = this.database.connect();
-					PreparedStatement insert = connection
-						.prepareStatement("INSERT INTO crash_source VALUES (?, ?, md5(random()::text))");
-					PreparedStatement update = connection
-						.prepareStatement("UPDATE crash_source SET a = a + 1, b = md5(random()::text) WHERE id = ?");
-					PreparedStatement delete = connection.prepareStatement("DELETE FROM crash_source WHERE id = ?")) {
-				connection.setAutoCommit(false);
-				while (this.running.get()) {
-					for (int i = 0; i < 3; i++) {
-						int choice = random.nextInt(10);
-						if (choice < 4) {
-							insert.setLong(1, nextId++);
-							insert.setInt(2, random.nextInt(1000));
-							insert.executeUpdate();
-						}
-						else {
-							PreparedStatement statement = (choice < 8) ? update : delete;
-							statement.setLong(1, 1 + (long) (random.nextDouble() * (nextId - 1)));
-							statement.executeUpdate();
-						}
-					}
-					connection.commit();
-					this.commits++;
-					Thread.sleep(5);
-				}
-			}
-			catch (Throwable ex) {
-				this.failure.set(ex);
-			}
-		}
-
 	}
 
 }

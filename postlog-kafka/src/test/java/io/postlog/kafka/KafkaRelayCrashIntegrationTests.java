@@ -1,7 +1,5 @@
 package io.postlog.kafka;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -16,9 +14,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.postlog.Lsn;
 import io.postlog.TableId;
@@ -27,15 +22,21 @@ import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import io.postlog.test.crash.ChildJvm;
+import io.postlog.test.crash.KillLoop;
+import io.postlog.test.crash.SlotProbe;
+import io.postlog.test.crash.SourceWriter;
+import io.postlog.test.crash.Workloads;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
  * The crash marquee: the relaying Spring Boot application runs in a child JVM and is
@@ -50,7 +51,11 @@ import static org.awaitility.Awaitility.await;
  * confirmation; the 20-kill run checks that some did.
  */
 @PostgresTest
+@Tag("crash")
 class KafkaRelayCrashIntegrationTests {
+
+	@RegisterExtension
+	static final KillLoop killLoop = new KillLoop();
 
 	private static final String SLOT = "kafka_crash";
 
@@ -85,32 +90,32 @@ class KafkaRelayCrashIntegrationTests {
 			admin.ensureSlot(SLOT, SlotLifecycle.CREATE_IF_MISSING);
 		}
 		Files.createDirectories(this.directory);
-		Random random = new Random(0x5eed);
-		Writer writer = new Writer(database);
-		Thread writerThread = new Thread(writer, "kafka-crash-writer");
+		Random random = killLoop.random("kills");
+		SlotProbe probe = new SlotProbe(database, SLOT);
 		long started = System.nanoTime();
 		int aheadOfSlot = 0;
-		writerThread.start();
+		SourceWriter writer = SourceWriter.on(database)
+			.name("kafka-crash-writer")
+			.random(killLoop.random("writer"))
+			.pause(Duration.ofMillis(10))
+			.start(Workloads.insertsWithUpdates("crash"));
 		try {
 			for (int generation = 0; generation < kills; generation++) {
-				Process child = startChild(database, generation);
-				// Every third kill lands inside start-up; the others once the relay has
-				// read its position back and relays, at random points, however slowly the
-				// JVM starts.
-				if (generation % 3 != 0) {
-					Path log = log(generation);
-					await().atMost(Duration.ofSeconds(120))
-						.until(() -> Files.exists(log)
-								&& Files.readString(log, StandardCharsets.UTF_8).contains("resumes after"));
-					Thread.sleep(200 + random.nextInt(3000));
+				try (ChildJvm child = startChild(database, generation)) {
+					// Every third kill lands inside start-up; the others once the relay
+					// has read its position back and relays, at random points, however
+					// slowly the JVM starts.
+					if (generation % 3 != 0) {
+						child.awaitOutput("resumes after", Duration.ofSeconds(120));
+						Thread.sleep(KillLoop.between(random, 200, 3000).toMillis());
+					}
+					else {
+						Thread.sleep(KillLoop.between(random, 500, 4000).toMillis());
+					}
+					child.kill();
 				}
-				else {
-					Thread.sleep(500 + random.nextInt(4000));
-				}
-				child.destroyForcibly();
-				assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
-				await().atMost(Duration.ofSeconds(30)).until(() -> activePid(database) == null);
-				Lsn confirmed = confirmedFlush(database);
+				probe.awaitInactive(Duration.ofSeconds(30));
+				Lsn confirmed = Lsn.of(probe.confirmedFlushLsn());
 				Lsn relayed = relayedPosition();
 				if (relayed.isValid() && confirmed.isValid() && !relayed.isBefore(confirmed)) {
 					// Kafka committed a transaction the slot had not confirmed: the next
@@ -120,20 +125,12 @@ class KafkaRelayCrashIntegrationTests {
 			}
 		}
 		finally {
-			writer.stop.set(true);
-			writerThread.join(TimeUnit.SECONDS.toMillis(30));
+			writer.stop();
 		}
-		assertThat(writer.failure.get()).isNull();
-		Lsn end = currentLsn(database);
-		Process last = startChild(database, kills);
-		try {
-			await().atMost(Duration.ofSeconds(180)).until(() -> confirmedFlush(database).compareTo(end) >= 0);
-		}
-		finally {
-			last.getOutputStream().close();
-			if (!last.waitFor(60, TimeUnit.SECONDS)) {
-				last.destroyForcibly();
-			}
+		long end = SlotProbe.currentLsn(database);
+		try (ChildJvm last = startChild(database, kills)) {
+			probe.awaitConfirmed(end, Duration.ofSeconds(180));
+			last.stop(Duration.ofSeconds(60));
 		}
 		Map<Long, Integer> written = new HashMap<>();
 		long changes = 0;
@@ -148,7 +145,7 @@ class KafkaRelayCrashIntegrationTests {
 		List<ConsumerRecord<byte[], byte[]>> records = broker.readAll(TOPIC, changes, Duration.ofSeconds(120));
 		long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
 		System.out.println("[measure] Kafka relay crash test: " + kills + " kills, " + changes + " changes in "
-				+ writer.transactions + " transactions, " + records.size() + " records read, " + aheadOfSlot
+				+ writer.transactions() + " transactions, " + records.size() + " records read, " + aheadOfSlot
 				+ " kills with Kafka ahead of the slot, " + seconds + " s");
 		Set<String> ids = new HashSet<>();
 		Map<Long, Integer> versions = new HashMap<>();
@@ -169,24 +166,18 @@ class KafkaRelayCrashIntegrationTests {
 		assertThat(records).as("records").hasSize((int) changes);
 	}
 
-	private Process startChild(PostgresDatabase database, int generation) throws IOException {
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx384m", "-XX:TieredStopAtLevel=1", "-cp",
-				System.getProperty("java.class.path"), CrashTestRelayApplication.class.getName(),
-				"--spring.datasource.url=" + database.jdbcUrl(), "--spring.datasource.username=" + database.username(),
-				"--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(), "--postlog.kafka.enabled=true",
-				"--postlog.kafka.tables=crash", "--postlog.kafka.slot.name=" + SLOT,
-				"--postlog.kafka.publication.name=" + SLOT, "--postlog.status-interval=1s",
-				"--postlog.retry.initial-interval=100ms", "--postlog.retry.max-interval=1s",
-				"--postlog.retry.max-attempts=-1", "--postlog.kafka.batch-delay=50ms",
-				"--logging.level.org.apache.kafka=WARN");
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(log(generation).toFile());
-		return builder.start();
-	}
-
-	private Path log(int generation) {
-		return this.directory.resolve("child-" + generation + ".log");
+	private ChildJvm startChild(PostgresDatabase database, int generation) {
+		return ChildJvm.of(CrashTestRelayApplication.class)
+			.heap("384m")
+			.args("--spring.datasource.url=" + database.jdbcUrl(),
+					"--spring.datasource.username=" + database.username(),
+					"--spring.kafka.bootstrap-servers=" + broker.bootstrapServers(), "--postlog.kafka.enabled=true",
+					"--postlog.kafka.tables=crash", "--postlog.kafka.slot.name=" + SLOT,
+					"--postlog.kafka.publication.name=" + SLOT, "--postlog.status-interval=1s",
+					"--postlog.retry.initial-interval=100ms", "--postlog.retry.max-interval=1s",
+					"--postlog.retry.max-attempts=-1", "--postlog.kafka.batch-delay=50ms",
+					"--logging.level.org.apache.kafka=WARN")
+			.start(this.directory.resolve("child-" + generation + ".log"));
 	}
 
 	private static Lsn relayedPosition() {
@@ -203,77 +194,6 @@ class KafkaRelayCrashIntegrationTests {
 		catch (KafkaRelayException ex) {
 			return Lsn.INVALID;
 		}
-	}
-
-	private static Integer activePid(PostgresDatabase database) throws Exception {
-		try (Connection connection = database.connect();
-				Statement statement = connection.createStatement();
-				ResultSet rows = statement
-					.executeQuery("SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + SLOT + "'")) {
-			return rows.next() ? (Integer) rows.getObject(1) : null;
-		}
-	}
-
-	private static Lsn confirmedFlush(PostgresDatabase database) throws Exception {
-		try (Connection connection = database.connect();
-				Statement statement = connection.createStatement();
-				ResultSet rows = statement.executeQuery(
-						"SELECT confirmed_flush_lsn FROM pg_replication_slots WHERE slot_name = '" + SLOT + "'")) {
-			return (rows.next() && rows.getString(1) != null) ? Lsn.parse(rows.getString(1)) : Lsn.INVALID;
-		}
-	}
-
-	private static Lsn currentLsn(PostgresDatabase database) throws Exception {
-		return KafkaRelayIntegrationTests.currentLsnOf(database);
-	}
-
-	/**
-	 * Commits transactions of 1 to 1,500 new rows with consecutive keys, half of them
-	 * also updating one of the first 50 rows, until stopped.
-	 */
-	private static final class Writer implements Runnable {
-
-		private final PostgresDatabase database;
-
-		final AtomicBoolean stop = new AtomicBoolean();
-
-		final AtomicLong written = new AtomicLong();
-
-		final AtomicReference<Throwable> failure = new AtomicReference<>();
-
-		volatile int transactions;
-
-		Writer(PostgresDatabase database) {
-			this.database = database;
-		}
-
-		@Override
-		public void run() {
-			Random random = new Random(42);
-			try (Connection connection = this.database.connect(); Statement statement = connection.createStatement()) {
-				connection.setAutoCommit(false);
-				while (!this.stop.get()) {
-					int dice = random.nextInt(100);
-					int size = (dice < 70) ? 1 + random.nextInt(5)
-							: (dice < 95) ? 10 + random.nextInt(90) : 200 + random.nextInt(1300);
-					long from = this.written.get() + 1;
-					statement.execute("INSERT INTO crash SELECT g, 1 FROM generate_series(" + from + ", "
-							+ (from + size - 1) + ") g");
-					if (from > 1 && random.nextBoolean()) {
-						long key = 1 + random.nextInt((int) Math.min(50, from - 1));
-						statement.executeUpdate("UPDATE crash SET v = v + 1 WHERE k = " + key);
-					}
-					connection.commit();
-					this.written.addAndGet(size);
-					this.transactions++;
-					Thread.sleep(10);
-				}
-			}
-			catch (Throwable ex) {
-				this.failure.set(ex);
-			}
-		}
-
 	}
 
 }

@@ -13,14 +13,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 import io.postlog.Lsn;
 import io.postlog.consumer.CheckpointTable;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import io.postlog.test.crash.ChildJvm;
+import io.postlog.test.crash.KillLoop;
+import io.postlog.test.crash.SlotProbe;
+import io.postlog.test.crash.SourceWriter;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
@@ -39,7 +43,11 @@ import static org.awaitility.Awaitility.await;
  * the duplicate count of {@code slot} is measured under the same load as {@code jdbc}'s.
  */
 @PostgresTest
+@Tag("crash")
 class CheckpointCrashIntegrationTests {
+
+	@RegisterExtension
+	static final KillLoop killLoop = new KillLoop();
 
 	private static final int KILLS = Integer.getInteger("postlog.marquee.kills", 8);
 
@@ -89,59 +97,60 @@ class CheckpointCrashIntegrationTests {
 		Path logs = this.directory.resolve(store);
 		clean(logs);
 		Files.createDirectories(logs);
-		Random random = new Random(("marquee-" + store).hashCode());
+		Random random = killLoop.random("kills-" + store);
 		if (store.equals("jdbc")) {
 			// As an application that manages its schema would; the child finds it there.
 			database.execute(CheckpointTable.of(CheckpointTable.DEFAULT_NAME, slot).ddl());
 		}
 		long pacing = TimeUnit.MILLISECONDS.toNanos((long) KILLS * GENERATION_MILLIS) / TRANSACTIONS;
-		Writer writer = new Writer(database, source, TRANSACTIONS, pacing);
-		Thread writerThread = new Thread(writer, "marquee-writer-" + store);
+		SlotProbe probe = new SlotProbe(database, slot);
 		long started = System.nanoTime();
-		writerThread.start();
+		SourceWriter writer = SourceWriter.on(database)
+			.name("marquee-writer-" + store)
+			.random(killLoop.random("writer-" + store))
+			.period(Duration.ofNanos(pacing))
+			.limit(TRANSACTIONS)
+			.start((statement, tally) -> {
+				// Transactions of 1 to 500 rows, the transaction's number (from 0) in
+				// each.
+				int dice = tally.random().nextInt(100);
+				int size = (dice < 70) ? 1 + tally.random().nextInt(5)
+						: (dice < 95) ? 6 + tally.random().nextInt(45) : 51 + tally.random().nextInt(450);
+				long from = tally.nextKey();
+				statement.execute("INSERT INTO " + source + " SELECT g, " + (tally.number() - 1)
+						+ " FROM generate_series(" + from + ", " + (from + size - 1) + ") g");
+				tally.inserted(size);
+			});
 		List<Lsn> checkpoints = new ArrayList<>();
 		try {
 			for (int generation = 0; generation < KILLS; generation++) {
-				Process child = startChild(database, store, slot, source, sink, logs, generation);
-				if (generation % 4 == 3) {
-					Thread.sleep(500 + random.nextInt(MAX_LIFE_MILLIS));
+				try (ChildJvm child = startChild(database, store, slot, source, sink, logs, generation)) {
+					if (generation % 4 == 3) {
+						Thread.sleep(KillLoop.between(random, 500, MAX_LIFE_MILLIS).toMillis());
+					}
+					else {
+						child.awaitOutput("\nstarted\n", Duration.ofSeconds(120));
+						Thread.sleep(KillLoop.between(random, 0, MAX_LIFE_MILLIS).toMillis());
+					}
+					child.kill();
 				}
-				else {
-					awaitStarted(logs.resolve("child-" + generation + ".log"), child);
-					Thread.sleep(random.nextInt(MAX_LIFE_MILLIS));
-				}
-				child.destroyForcibly();
-				assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
-				await().atMost(Duration.ofSeconds(30))
-					.until(() -> query(database,
-							"SELECT active_pid FROM pg_replication_slots WHERE slot_name = '" + slot + "'") == null);
+				probe.awaitInactive(Duration.ofSeconds(30));
 				checkpoints.add(checkpoint(database, slot, store));
 			}
-			writerThread.join(TimeUnit.MINUTES.toMillis(10));
+			writer.awaitDone(Duration.ofMinutes(10));
 		}
 		finally {
-			writer.stopped = true;
-			writerThread.join(TimeUnit.SECONDS.toMillis(30));
+			writer.stop();
 		}
-		assertThat(writer.failure.get()).isNull();
-		assertThat(writer.transactions).isEqualTo(TRANSACTIONS);
-		long written = writer.written.get();
-		Lsn end = Lsn.parse(query(database, "SELECT pg_current_wal_lsn()::text"));
-		Process last = startChild(database, store, slot, source, sink, logs, KILLS);
-		try {
+		assertThat(writer.transactions()).isEqualTo(TRANSACTIONS);
+		long written = writer.inserted();
+		long end = SlotProbe.currentLsn(database);
+		try (ChildJvm last = startChild(database, store, slot, source, sink, logs, KILLS)) {
 			await().atMost(Duration.ofMinutes(10))
 				.pollInterval(Duration.ofSeconds(1))
-				.until(() -> Long.parseLong(query(database, "SELECT count(DISTINCT k) FROM " + sink)) >= written && Lsn
-					.parse(query(database,
-							"SELECT confirmed_flush_lsn::text FROM pg_replication_slots " + "WHERE slot_name = '" + slot
-									+ "'"))
-					.compareTo(end) >= 0);
-		}
-		finally {
-			last.getOutputStream().close();
-			if (!last.waitFor(60, TimeUnit.SECONDS)) {
-				last.destroyForcibly();
-			}
+				.until(() -> Long.parseLong(query(database, "SELECT count(DISTINCT k) FROM " + sink)) >= written
+						&& Long.compareUnsigned(probe.confirmedFlushLsn(), end) >= 0);
+			last.stop(Duration.ofSeconds(60));
 		}
 		long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
 		long sinkRows = Long.parseLong(query(database, "SELECT count(*) FROM " + sink));
@@ -167,13 +176,6 @@ class CheckpointCrashIntegrationTests {
 		return result;
 	}
 
-	private static void awaitStarted(Path log, Process child) {
-		await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(50)).until(() -> {
-			assertThat(child.isAlive()).as("child running (see %s)", log).isTrue();
-			return Files.exists(log) && Files.readString(log).contains("\nstarted\n");
-		});
-	}
-
 	private static Lsn checkpoint(PostgresDatabase database, String slot, String store) throws Exception {
 		String sql = store.equals("jdbc")
 				? "SELECT commit_lsn::text FROM postlog_checkpoint WHERE slot_name = '" + slot + "'"
@@ -182,20 +184,17 @@ class CheckpointCrashIntegrationTests {
 		return (text != null) ? Lsn.parse(text) : Lsn.INVALID;
 	}
 
-	private Process startChild(PostgresDatabase database, String store, String slot, String source, String sink,
-			Path logs, int generation) throws IOException {
-		String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-		ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-cp",
-				System.getProperty("java.class.path"), CrashMarqueeApplication.class.getName(),
-				"--spring.datasource.url=" + database.jdbcUrl(), "--spring.datasource.username=" + database.username(),
-				"--spring.main.web-application-type=none", "--spring.main.banner-mode=off",
-				"--postlog.slot.name=" + slot, "--postlog.slot.lifecycle=existing",
-				"--postlog.publication.name=" + slot, "--postlog.publication.mode=existing",
-				"--postlog.tables=" + source, "--postlog.checkpoint.store=" + store, "--postlog.status-interval=1s",
-				"--postlog.retry.initial-interval=100ms", "--postlog.retry.max-interval=1s", "--marquee.sink=" + sink);
-		builder.redirectErrorStream(true);
-		builder.redirectOutput(logs.resolve("child-" + generation + ".log").toFile());
-		return builder.start();
+	private ChildJvm startChild(PostgresDatabase database, String store, String slot, String source, String sink,
+			Path logs, int generation) {
+		return ChildJvm.of(CrashMarqueeApplication.class)
+			.args("--spring.datasource.url=" + database.jdbcUrl(),
+					"--spring.datasource.username=" + database.username(), "--spring.main.web-application-type=none",
+					"--spring.main.banner-mode=off", "--postlog.slot.name=" + slot, "--postlog.slot.lifecycle=existing",
+					"--postlog.publication.name=" + slot, "--postlog.publication.mode=existing",
+					"--postlog.tables=" + source, "--postlog.checkpoint.store=" + store, "--postlog.status-interval=1s",
+					"--postlog.retry.initial-interval=100ms", "--postlog.retry.max-interval=1s",
+					"--marquee.sink=" + sink)
+			.start(logs.resolve("child-" + generation + ".log"));
 	}
 
 	static String query(PostgresDatabase database, String sql) throws Exception {
@@ -216,65 +215,6 @@ class CheckpointCrashIntegrationTests {
 	}
 
 	private record Result(long written, long duplicates, long lost, int generationsThatCheckpointed) {
-	}
-
-	/**
-	 * Commits a given number of transactions of 1 to 500 rows with consecutive keys,
-	 * paced to last about as long as the kills.
-	 */
-	private static final class Writer implements Runnable {
-
-		private final PostgresDatabase database;
-
-		private final String table;
-
-		private final int total;
-
-		private final long pacingNanos;
-
-		final AtomicLong written = new AtomicLong();
-
-		final AtomicReference<Throwable> failure = new AtomicReference<>();
-
-		volatile int transactions;
-
-		volatile boolean stopped;
-
-		Writer(PostgresDatabase database, String table, int total, long pacingNanos) {
-			this.database = database;
-			this.table = table;
-			this.total = total;
-			this.pacingNanos = pacingNanos;
-		}
-
-		@Override
-		public void run() {
-			Random random = new Random(42);
-			long start = System.nanoTime();
-			try (Connection connection = this.database.connect(); Statement statement = connection.createStatement()) {
-				connection.setAutoCommit(false);
-				while (!this.stopped && this.transactions < this.total) {
-					int dice = random.nextInt(100);
-					int size = (dice < 70) ? 1 + random.nextInt(5)
-							: (dice < 95) ? 6 + random.nextInt(45) : 51 + random.nextInt(450);
-					long from = this.written.get() + 1;
-					statement.execute("INSERT INTO " + this.table + " SELECT g, " + this.transactions
-							+ " FROM generate_series(" + from + ", " + (from + size - 1) + ") g");
-					connection.commit();
-					this.written.addAndGet(size);
-					this.transactions++;
-					long due = start + this.transactions * this.pacingNanos;
-					long wait = due - System.nanoTime();
-					if (wait > 0) {
-						TimeUnit.NANOSECONDS.sleep(wait);
-					}
-				}
-			}
-			catch (Throwable ex) {
-				this.failure.set(ex);
-			}
-		}
-
 	}
 
 }

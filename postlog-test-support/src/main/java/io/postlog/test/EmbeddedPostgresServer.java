@@ -2,8 +2,6 @@ package io.postlog.test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,12 +10,9 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
@@ -57,7 +52,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
 	private static @Nullable EmbeddedPostgresServer shared;
 
-	private final Path installation;
+	private final PgCommands commands;
 
 	private final Path workDirectory;
 
@@ -69,14 +64,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
 	private final @Nullable Thread shutdownHook;
 
-	private final @Nullable String osUser;
-
 	private volatile boolean running;
 
 	private EmbeddedPostgresServer(@Nullable Path installation, @Nullable String osUser, Map<String, String> settings,
 			boolean shutdownHook) {
-		this.installation = (installation != null) ? installation : PostgresBinaries.installation();
-		this.osUser = osUser;
 		this.settings = settings;
 		try {
 			this.workDirectory = Files.createTempDirectory("postlog-pg-");
@@ -91,8 +82,10 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+		this.commands = new PgCommands((installation != null) ? installation : PostgresBinaries.installation(),
+				this.workDirectory, osUser, START_TIMEOUT);
 		this.dataDirectory = this.workDirectory.resolve("data");
-		this.port = freePort();
+		this.port = PgCommands.freePort();
 		this.shutdownHook = shutdownHook ? new Thread(this::stopQuietly, "postlog-embedded-postgres-shutdown") : null;
 	}
 
@@ -117,8 +110,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	}
 
 	private void start() {
-		start((dataDirectory) -> run(List.of(bin("initdb"), "-D", dataDirectory.toString(), "-U", "postgres", "-A",
-				"trust", "-E", "UTF8", "--locale=C", "--no-sync")));
+		start(this.commands::initdb);
 	}
 
 	/**
@@ -137,8 +129,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	}
 
 	private void pgCtlStart() {
-		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-l", logFile().toString(), "-w", "-t",
-				Long.toString(START_TIMEOUT.toSeconds()), "start"));
+		this.commands.pgCtl(this.dataDirectory, "-l", this.commands.logFile().toString(), "-w", "-t",
+				Long.toString(START_TIMEOUT.toSeconds()), "start");
 	}
 
 	/**
@@ -174,7 +166,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	 * @param whileStopped what to do with the server down, for example copy its files
 	 */
 	synchronized void restart(Runnable whileStopped) {
-		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "fast", "-w", "-t", "60", "stop"));
+		this.commands.pgCtl(this.dataDirectory, "-m", "fast", "-w", "-t", "60", "stop");
 		try {
 			whileStopped.run();
 		}
@@ -202,8 +194,8 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	 */
 	public synchronized Duration stopFast(Duration timeout) {
 		long started = System.nanoTime();
-		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "fast", "-w", "-t",
-				Long.toString(Math.max(1, timeout.toSeconds())), "stop"));
+		this.commands.pgCtl(this.dataDirectory, "-m", "fast", "-w", "-t",
+				Long.toString(Math.max(1, timeout.toSeconds())), "stop");
 		this.running = false;
 		Duration took = Duration.ofNanos(System.nanoTime() - started);
 		logger.info("PostgreSQL on port {} stopped (fast) in {} ms", this.port, took.toMillis());
@@ -225,7 +217,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	 * shutdown checkpoint, connections cut. {@link #close()} still removes its files.
 	 */
 	synchronized void crash() {
-		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "immediate", "-w", "-t", "60", "stop"));
+		this.commands.pgCtl(this.dataDirectory, "-m", "immediate", "-w", "-t", "60", "stop");
 		this.running = false;
 		logger.info("PostgreSQL on port {} crashed on purpose (immediate stop)", this.port);
 	}
@@ -235,7 +227,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	 * writes.
 	 */
 	synchronized void promote() {
-		run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-w", "-t", "60", "promote"));
+		this.commands.pgCtl(this.dataDirectory, "-w", "-t", "60", "promote");
 		logger.info("PostgreSQL on port {} promoted to primary", this.port);
 	}
 
@@ -330,50 +322,11 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 	}
 
 	/**
-	 * Drops the inactive replication slots of a database.
-	 * @param database the database
+	 * Returns whether the server runs (it was started, and not stopped since).
+	 * @return {@code true} while it runs
 	 */
-	void dropSlots(PostgresDatabase database) {
-		if (!this.running) {
-			return;
-		}
-		try (Connection connection = connect("postgres");
-				var statement = connection.prepareStatement(
-						"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = ? AND NOT active")) {
-			statement.setString(1, database.name());
-			statement.execute();
-		}
-		catch (SQLException ex) {
-			logger.warn("Could not drop the slots of test database {}: {}", database.name(), ex.getMessage());
-		}
-	}
-
-	/**
-	 * Drops a database with its replication slots, ending its sessions first.
-	 * @param database the database
-	 */
-	void dropDatabase(PostgresDatabase database) {
-		if (!this.running) {
-			return;
-		}
-		try (Connection connection = connect("postgres")) {
-			try (var statement = connection.prepareStatement(
-					"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
-				statement.setString(1, database.name());
-				statement.execute();
-			}
-			try (var statement = connection.prepareStatement(
-					"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = ? AND NOT active")) {
-				statement.setString(1, database.name());
-				statement.execute();
-			}
-			try (Statement statement = connection.createStatement()) {
-				statement.execute("DROP DATABASE IF EXISTS " + database.name());
-			}
-		}
-		catch (SQLException ex) {
-			logger.warn("Could not drop test database {}: {}", database.name(), ex.getMessage());
-		}
+	boolean isRunning() {
+		return this.running;
 	}
 
 	/**
@@ -400,7 +353,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 			return;
 		}
 		try {
-			run(List.of(bin("pg_ctl"), "-D", this.dataDirectory.toString(), "-m", "fast", "-w", "-t", "60", "stop"));
+			this.commands.pgCtl(this.dataDirectory, "-m", "fast", "-w", "-t", "60", "stop");
 			logger.info("PostgreSQL on port {} stopped", this.port);
 		}
 		catch (RuntimeException ex) {
@@ -421,64 +374,6 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 		}
 		catch (IOException ex) {
 			logger.debug("Could not delete {}", this.workDirectory, ex);
-		}
-	}
-
-	private Path logFile() {
-		return this.workDirectory.resolve("server.log");
-	}
-
-	private String bin(String name) {
-		return this.installation.resolve("bin").resolve(name).toString();
-	}
-
-	private void run(List<String> command) {
-		List<String> full = new ArrayList<>();
-		if (this.osUser != null) {
-			full.addAll(List.of("runuser", "-u", this.osUser, "--"));
-		}
-		else if (RootDetection.isRoot()) {
-			full.addAll(List.of("unshare", "--user"));
-		}
-		full.addAll(command);
-		Path output = this.workDirectory.resolve("command.log");
-		try {
-			Process process = new ProcessBuilder(full).redirectErrorStream(true)
-				.redirectOutput(output.toFile())
-				.start();
-			if (!process.waitFor(START_TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS)) {
-				process.destroyForcibly();
-				throw new IllegalStateException("Timed out: " + String.join(" ", command));
-			}
-			if (process.exitValue() != 0) {
-				throw new IllegalStateException("Failed (exit " + process.exitValue() + "): "
-						+ String.join(" ", command) + "\n" + readQuietly(output) + "\n" + readQuietly(logFile()));
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted: " + String.join(" ", command), ex);
-		}
-	}
-
-	private static String readQuietly(Path file) {
-		try {
-			return Files.exists(file) ? Files.readString(file) : "";
-		}
-		catch (IOException ex) {
-			return "";
-		}
-	}
-
-	private static int freePort() {
-		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-			return socket.getLocalPort();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
 		}
 	}
 

@@ -67,7 +67,7 @@ public final class PluginLaneExtension implements ExecutionCondition, ParameterR
 
 		@Override
 		public void close() {
-			this.database.server().dropSlots(this.database);
+			this.database.dropSlots();
 		}
 
 	}

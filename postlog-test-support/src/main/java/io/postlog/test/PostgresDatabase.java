@@ -7,6 +7,8 @@ import java.sql.Statement;
 import java.util.Properties;
 
 import org.postgresql.PGProperty;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A database of its own on an {@link EmbeddedPostgresServer}, reached as the superuser
@@ -16,6 +18,8 @@ import org.postgresql.PGProperty;
  * @param name the database name
  */
 public record PostgresDatabase(EmbeddedPostgresServer server, String name) {
+
+	private static final Logger logger = LoggerFactory.getLogger(PostgresDatabase.class);
 
 	/**
 	 * Returns the JDBC URL of this database.
@@ -83,7 +87,46 @@ public record PostgresDatabase(EmbeddedPostgresServer server, String name) {
 	 * Drops this database, its sessions and its inactive replication slots.
 	 */
 	public void drop() {
-		this.server.dropDatabase(this);
+		if (!this.server.isRunning()) {
+			return;
+		}
+		try (Connection connection = this.server.connect("postgres")) {
+			try (var statement = connection.prepareStatement(
+					"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
+				statement.setString(1, this.name);
+				statement.execute();
+			}
+			dropSlots(connection);
+			try (Statement statement = connection.createStatement()) {
+				statement.execute("DROP DATABASE IF EXISTS " + this.name);
+			}
+		}
+		catch (SQLException ex) {
+			logger.warn("Could not drop test database {}: {}", this.name, ex.getMessage());
+		}
+	}
+
+	/**
+	 * Drops the inactive replication slots of this database.
+	 */
+	void dropSlots() {
+		if (!this.server.isRunning()) {
+			return;
+		}
+		try (Connection connection = this.server.connect("postgres")) {
+			dropSlots(connection);
+		}
+		catch (SQLException ex) {
+			logger.warn("Could not drop the slots of test database {}: {}", this.name, ex.getMessage());
+		}
+	}
+
+	private void dropSlots(Connection connection) throws SQLException {
+		try (var statement = connection.prepareStatement(
+				"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE database = ? AND NOT active")) {
+			statement.setString(1, this.name);
+			statement.execute();
+		}
 	}
 
 }

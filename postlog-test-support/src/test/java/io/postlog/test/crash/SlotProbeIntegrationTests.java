@@ -1,0 +1,70 @@
+package io.postlog.test.crash;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+
+import io.postlog.test.PostgresDatabase;
+import io.postlog.test.PostgresTest;
+import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.replication.PGReplicationStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * {@link SlotProbe} on a real slot: it reads the positions the server shows, sees who
+ * streams the slot, and waits for it to go inactive and to confirm a position.
+ */
+@PostgresTest
+class SlotProbeIntegrationTests {
+
+	@Test
+	void readsPositionsAndWaitsForTheSlotToConfirm(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE probed (k int)",
+				"SELECT pg_create_logical_replication_slot('probed_slot', 'test_decoding')");
+		SlotProbe probe = new SlotProbe(database, "probed_slot");
+		assertThat(probe.exists()).isTrue();
+		assertThat(new SlotProbe(database, "no_such_slot").exists()).isFalse();
+		assertThat(new SlotProbe(database, "no_such_slot").confirmedFlushLsn()).isZero();
+		long created = probe.confirmedFlushLsn();
+		assertThat(created).isPositive();
+		assertThat(probe.restartLsn()).isPositive().isLessThanOrEqualTo(created);
+		assertThat(probe.activePid()).isNull();
+		database.execute("INSERT INTO probed VALUES (1)");
+		long end = SlotProbe.currentLsn(database);
+		assertThat(end).isGreaterThan(created);
+		assertThatExceptionOfType(AssertionError.class)
+			.isThrownBy(() -> probe.awaitConfirmed(end, Duration.ofMillis(300)))
+			.withMessageContaining("probed_slot confirmed " + SlotProbe.format(created));
+		database.execute("SELECT count(*) FROM pg_logical_slot_get_changes('probed_slot', NULL, NULL)");
+		probe.awaitConfirmed(end, Duration.ofSeconds(10));
+		assertThat(SlotProbe.parse(SlotProbe.format(end))).isEqualTo(end);
+	}
+
+	@Test
+	void seesTheStreamingProcessAndWaitsUntilItIsGone(PostgresDatabase database) throws Exception {
+		database.execute("SELECT pg_create_logical_replication_slot('streamed_slot', 'test_decoding')");
+		SlotProbe probe = new SlotProbe(database, "streamed_slot");
+		try (Connection replication = database.connectReplication()) {
+			PGReplicationStream stream = replication.unwrap(PGConnection.class)
+				.getReplicationAPI()
+				.replicationStream()
+				.logical()
+				.withSlotName("streamed_slot")
+				.start();
+			assertThat(stream.isClosed()).isFalse();
+			assertThat(probe.activePid()).isNotNull();
+			assertThatExceptionOfType(AssertionError.class)
+				.isThrownBy(() -> probe.awaitInactive(Duration.ofMillis(300)))
+				.withMessageContaining("still active");
+		}
+		probe.awaitInactive(Duration.ofSeconds(30));
+		assertThat(probe.activePid()).isNull();
+		try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+			statement.execute("SELECT pg_drop_replication_slot('streamed_slot')");
+		}
+	}
+
+}

@@ -10,6 +10,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import io.postlog.Lsn;
 import io.postlog.PostlogException;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.admin.ConnectionLostException;
 import io.postlog.admin.InsufficientPrivilegeException;
 import io.postlog.admin.InvalidIdentifierException;
@@ -22,6 +23,9 @@ import io.postlog.admin.SlotLostException;
 import io.postlog.admin.SlotNotFoundException;
 import io.postlog.admin.SlotPluginMismatchException;
 import io.postlog.admin.WalLevelException;
+import io.postlog.consumer.spill.SpillLimitExceededException;
+import io.postlog.consumer.spill.StreamedTransactions;
+import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.decoder.DecoderCatalog;
 import io.postlog.decoder.DecoderRefusedException;
 import io.postlog.decoder.LogicalDecoder;

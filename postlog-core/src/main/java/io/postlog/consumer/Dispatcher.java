@@ -11,6 +11,7 @@ import java.util.function.Consumer;
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.Transaction;
 import org.jspecify.annotations.Nullable;

@@ -10,10 +10,15 @@ import java.util.Objects;
 import javax.sql.DataSource;
 
 import io.postlog.Lsn;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.consumer.spill.SpillDirectory;
+import io.postlog.consumer.spill.SpillDirectoryException;
+import io.postlog.consumer.spill.SpillLimitExceededException;
+import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.decoder.LogicalDecoder;
 import io.postlog.decoder.PgOutputLogicalDecoder;
 import io.postlog.heartbeat.HeartbeatMonitor;

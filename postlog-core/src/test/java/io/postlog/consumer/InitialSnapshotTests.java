@@ -15,6 +15,7 @@ import io.postlog.Acknowledgment;
 import io.postlog.Change;
 import io.postlog.Lsn;
 import io.postlog.Operation;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.Transaction;

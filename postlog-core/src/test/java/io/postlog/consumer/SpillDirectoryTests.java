@@ -10,12 +10,16 @@ import java.nio.file.Paths;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import io.postlog.consumer.spill.SpillDirectory;
+import io.postlog.consumer.spill.SpillDirectoryException;
+import io.postlog.consumer.spill.StreamedTransactions;
+import io.postlog.consumer.spill.StreamingOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import static io.postlog.consumer.StreamMessages.block;
-import static io.postlog.consumer.StreamMessages.insert;
-import static io.postlog.consumer.StreamMessages.relation;
+import static io.postlog.consumer.spill.StreamMessages.block;
+import static io.postlog.consumer.spill.StreamMessages.insert;
+import static io.postlog.consumer.spill.StreamMessages.relation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 

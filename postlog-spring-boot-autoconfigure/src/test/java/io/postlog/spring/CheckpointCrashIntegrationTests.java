@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.postlog.Lsn;
-import io.postlog.consumer.CheckpointTable;
+import io.postlog.consumer.checkpoint.CheckpointTable;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.Test;

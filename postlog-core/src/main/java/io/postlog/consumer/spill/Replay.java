@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.spill;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -25,8 +25,10 @@ import org.jspecify.annotations.Nullable;
  * spill file; it runs by itself once the Commit has been passed on, and must be called
  * when the iteration is abandoned. Not thread-safe: used on the thread that owns the
  * {@link StreamedTransactions} it came from.
+ * <p>
+ * Internal: public for the consumer's use, not API.
  */
-final class Replay implements Iterator<ByteBuffer>, AutoCloseable {
+public final class Replay implements Iterator<ByteBuffer>, AutoCloseable {
 
 	private static final long POSTGRES_EPOCH_SECONDS = 946_684_800L;
 

@@ -257,7 +257,7 @@ final class ListenerRunner {
 		}
 		catch (Exception ex) {
 			stop = new HandlerFailedException(
-					exhausted.getMessage() + "; its error handler failed with " + DeliveryContract.describe(ex),
+					exhausted.getMessage() + "; its error handler failed with " + Failures.describe(ex),
 					exhausted.subscriptionId(), exhausted.lsn(), exhausted.attempts(), exhausted.change(),
 					exhausted.transaction(), exhausted.logicalMessage(), exhausted.getCause());
 			stop.addSuppressed(ex);

@@ -213,7 +213,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 	}
 
 	boolean wantsMessages() {
-		return this.subscriptions.stream().anyMatch((s) -> s.kind() == Subscription.Kind.MESSAGE);
+		return this.subscriptions.stream().anyMatch((s) -> s.kind() == ListenerShape.Kind.MESSAGE);
 	}
 
 	private static void positive(@Nullable Duration duration, String name) {

@@ -82,15 +82,16 @@ import org.slf4j.LoggerFactory;
  * every batch is finished, and the stream then starts at its consistent point. A failure
  * is classified as a stream's is (never as a lost slot: on 12+ the slot does not exist
  * until the hand-off) and the snapshot is taken again; a stop cancels it.</li>
- * <li><b>Backfills</b> (DESIGN.md, "Snapshots and backfills"). Every event passes the
- * {@link BackfillWindow} on its way to the {@link Dispatcher}: the stream is never held
- * back for a backfill. The {@link BackfillRunner}'s thread reads each chunk between a low
- * and a high watermark; at the high watermark's commit the window delivers the chunk's
- * rows that no streamed change won over through {@link Dispatcher#snapshot}, so order
- * (per key on lanes too), acknowledgements, failures and memory are kept as above. An
- * update that did not resend a TOASTed value is merged while its table is backfilled.
- * Progress is recorded after a chunk is acknowledged; a restart resumes at the next
- * chunk, and a chunk cut off by a reconnect or a stop is read again.</li>
+ * <li><b>Backfills</b> (DESIGN.md, "Snapshots and backfills"). Only when backfills are on
+ * is the {@link BackfillWindow} installed; then every event passes it on its way to the
+ * {@link Dispatcher}, and the stream is never held back for a backfill. The
+ * {@link BackfillRunner}'s thread reads each chunk between a low and a high watermark; at
+ * the high watermark's commit the window delivers the chunk's rows that no streamed
+ * change won over through {@link Dispatcher#snapshot}, so order (per key on lanes too),
+ * acknowledgements, failures and memory are kept as above. An update that did not resend
+ * a TOASTed value is merged while its table is backfilled. Progress is recorded after a
+ * chunk is acknowledged; a restart resumes at the next chunk, and a chunk cut off by a
+ * reconnect or a stop is read again.</li>
  * </ol>
  */
 final class DeliveryContract implements Runnable {
@@ -119,7 +120,8 @@ final class DeliveryContract implements Runnable {
 
 	private final @Nullable InitialSnapshot snapshot;
 
-	private final BackfillWindow backfills;
+	/** The backfill window in front of the dispatcher, only when backfills are on. */
+	private final @Nullable BackfillWindow backfills;
 
 	private final @Nullable BackfillRunner backfillRunner;
 
@@ -149,11 +151,16 @@ final class DeliveryContract implements Runnable {
 		this.snapshot = (snapshot != null && config.admin() != null) ? new InitialSnapshot(config, snapshot,
 				setup.heartbeatTable(), config.admin(), decoders, this.dispatcher, window, states, this.stop) : null;
 		BackfillSettings backfill = config.backfill();
-		Watermarks watermarks = (backfill != null)
-				? new Watermarks(setup.serverVersion(), backfill.watermarkTable(), config.slotName()) : null;
-		this.backfills = new BackfillWindow(config, this.dispatcher, watermarks, backfill);
-		this.backfillRunner = (backfill != null) ? new BackfillRunner(config, backfill, this.backfills, window, states,
-				decoders, setup.serverVersion(), setup.request().binary()) : null;
+		if (backfill != null) {
+			Watermarks watermarks = new Watermarks(setup.serverVersion(), backfill.watermarkTable(), config.slotName());
+			this.backfills = new BackfillWindow(config, this.dispatcher, watermarks, backfill);
+			this.backfillRunner = new BackfillRunner(config, backfill, this.backfills, window, states, decoders,
+					setup.serverVersion(), setup.request().binary());
+		}
+		else {
+			this.backfills = null;
+			this.backfillRunner = null;
+		}
 		this.session = new DeliverySession(config, setup, decoders, spill, this.threads, window, this.dispatcher,
 				this.backfills, controls, this.stop, () -> this.fatal);
 	}
@@ -229,7 +236,9 @@ final class DeliveryContract implements Runnable {
 		}
 		finally {
 			this.ended = true;
-			this.backfills.closeConnection();
+			if (this.backfills != null) {
+				this.backfills.closeConnection();
+			}
 			this.dispatcher.close();
 		}
 	}

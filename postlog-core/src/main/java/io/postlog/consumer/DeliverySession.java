@@ -81,7 +81,8 @@ final class DeliverySession {
 
 	private final Dispatcher dispatcher;
 
-	private final BackfillWindow backfills;
+	/** The backfill window in front of the dispatcher, only when backfills are on. */
+	private final @Nullable BackfillWindow backfills;
 
 	private final SubscriptionControls controls;
 
@@ -92,7 +93,7 @@ final class DeliverySession {
 	private volatile @Nullable StreamReader reader;
 
 	DeliverySession(ConsumerConfig config, ConsumerSetup.Result setup, ValueDecoders decoders, StreamingSpill spill,
-			ConsumerThreads threads, AckWindow window, Dispatcher dispatcher, BackfillWindow backfills,
+			ConsumerThreads threads, AckWindow window, Dispatcher dispatcher, @Nullable BackfillWindow backfills,
 			SubscriptionControls controls, StopSignal stop, Supplier<@Nullable Throwable> fatal) {
 		this.config = config;
 		this.setup = setup;
@@ -115,6 +116,20 @@ final class DeliverySession {
 	 */
 	@Nullable StreamReader reader() {
 		return this.reader;
+	}
+
+	/**
+	 * Hands one event on: through the backfill window when backfills are on, else
+	 * straight to the dispatcher. Either way, a backfill's watermark message (this
+	 * consumer's or another's on the same database) reaches no subscription.
+	 */
+	private void deliver(Event event) throws InterruptedException {
+		if (this.backfills != null) {
+			this.backfills.deliver(event);
+		}
+		else if (!(event instanceof Event.MessageArrived arrived) || Watermarks.token(arrived.message()) == null) {
+			this.dispatcher.deliver(event);
+		}
 	}
 
 	/**
@@ -194,7 +209,7 @@ final class DeliverySession {
 				}
 				batch.clear();
 				// Backfill rows go between streamed transactions, while none waits.
-				if (this.backfills.hasPending()) {
+				if (this.backfills != null && this.backfills.hasPending()) {
 					this.backfills.deliverPending(() -> !handOff.isEmpty());
 				}
 				if (!this.dispatcher.sinkWaiting()) {
@@ -210,7 +225,7 @@ final class DeliverySession {
 						// sink transaction open for more is committed now.
 						this.dispatcher.idle();
 					}
-					if (!this.backfills.hasPending()) {
+					if (this.backfills == null || !this.backfills.hasPending()) {
 						// While the reader reads the next transaction, an open sink
 						// transaction waits for it a moment at a time.
 						handOff.drainTo(batch, BATCH, this.dispatcher.sinkWaiting() ? SINK_RECHECK_MICROS : 50_000,
@@ -221,7 +236,7 @@ final class DeliverySession {
 					if (stopNow()) {
 						break;
 					}
-					this.backfills.deliver(event);
+					deliver(event);
 					handOff.done(1);
 				}
 				if (batch.isEmpty() && !readerThread.isAlive() && handOff.isEmpty()) {

@@ -94,7 +94,7 @@ final class Dispatcher {
 		boolean buffering = false;
 		for (Subscription subscription : config.subscriptions()) {
 			AtomicBoolean interruptReported = new AtomicBoolean();
-			if (subscription.kind() == Subscription.Kind.CHANGE && subscription.concurrency() > 1) {
+			if (subscription.kind() == ListenerShape.Kind.CHANGE && subscription.concurrency() > 1) {
 				List<ListenerRunner> runners = new ArrayList<>();
 				for (int i = 0; i < subscription.concurrency(); i++) {
 					runners.add(new ListenerRunner(subscription, config.retryPolicy(), window, states,
@@ -108,7 +108,7 @@ final class Dispatcher {
 				ListenerRunner runner = new ListenerRunner(subscription, config.retryPolicy(), window, states,
 						config.listener(), stop, interruptReported, this.ledger, controls.get(subscription.id()));
 				this.targets.add(new SerialTarget(runner));
-				buffering |= subscription.kind() == Subscription.Kind.TRANSACTION;
+				buffering |= subscription.kind() == ListenerShape.Kind.TRANSACTION;
 			}
 		}
 		this.buffering = buffering;

@@ -16,11 +16,18 @@ import org.jspecify.annotations.Nullable;
  */
 sealed interface ListenerShape {
 
+	/** What a handler is given. */
+	enum Kind {
+
+		CHANGE, TRANSACTION, MESSAGE
+
+	}
+
 	/**
 	 * Returns what the handler is given.
 	 * @return the kind
 	 */
-	Subscription.Kind kind();
+	Kind kind();
 
 	/**
 	 * Returns whether the handler takes an {@link Acknowledgment} and owns it.
@@ -43,8 +50,8 @@ sealed interface ListenerShape {
 	record OfChange(ChangeHandler handler) implements ListenerShape {
 
 		@Override
-		public Subscription.Kind kind() {
-			return Subscription.Kind.CHANGE;
+		public Kind kind() {
+			return Kind.CHANGE;
 		}
 
 		@Override
@@ -64,8 +71,8 @@ sealed interface ListenerShape {
 	record OfAcknowledgingChange(AcknowledgingChangeHandler handler) implements ListenerShape {
 
 		@Override
-		public Subscription.Kind kind() {
-			return Subscription.Kind.CHANGE;
+		public Kind kind() {
+			return Kind.CHANGE;
 		}
 
 		@Override
@@ -86,8 +93,8 @@ sealed interface ListenerShape {
 	record OfTransaction(TransactionHandler handler) implements ListenerShape {
 
 		@Override
-		public Subscription.Kind kind() {
-			return Subscription.Kind.TRANSACTION;
+		public Kind kind() {
+			return Kind.TRANSACTION;
 		}
 
 		@Override
@@ -107,8 +114,8 @@ sealed interface ListenerShape {
 	record OfAcknowledgingTransaction(AcknowledgingTransactionHandler handler) implements ListenerShape {
 
 		@Override
-		public Subscription.Kind kind() {
-			return Subscription.Kind.TRANSACTION;
+		public Kind kind() {
+			return Kind.TRANSACTION;
 		}
 
 		@Override
@@ -129,8 +136,8 @@ sealed interface ListenerShape {
 	record OfMessage(MessageHandler handler) implements ListenerShape {
 
 		@Override
-		public Subscription.Kind kind() {
-			return Subscription.Kind.MESSAGE;
+		public Kind kind() {
+			return Kind.MESSAGE;
 		}
 
 		@Override

@@ -62,7 +62,7 @@ final class SerialTarget extends Target {
 	@Override
 	long change(Event.ChangeArrived arrived, AckWindow.Entry entry) {
 		Change change = arrived.change();
-		if (this.subscription.kind() != Subscription.Kind.CHANGE || !after(change, this.changeLsn, this.changeIndex)) {
+		if (this.subscription.kind() != ListenerShape.Kind.CHANGE || !after(change, this.changeLsn, this.changeIndex)) {
 			return 0;
 		}
 		long nanos = this.subscription.accepts(change) ? this.runner.change(change, entry) : 0;
@@ -74,18 +74,18 @@ final class SerialTarget extends Target {
 	@Override
 	long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) {
 		Change change = arrived.change();
-		return (this.subscription.kind() == Subscription.Kind.CHANGE && this.subscription.accepts(change))
+		return (this.subscription.kind() == ListenerShape.Kind.CHANGE && this.subscription.accepts(change))
 				? this.runner.change(change, entry) : 0;
 	}
 
 	@Override
 	long snapshotCommit(Transaction batch, AckWindow.Entry entry) {
-		return (this.subscription.kind() == Subscription.Kind.TRANSACTION) ? deliver(batch, entry) : 0;
+		return (this.subscription.kind() == ListenerShape.Kind.TRANSACTION) ? deliver(batch, entry) : 0;
 	}
 
 	@Override
 	long message(LogicalMessage message, AckWindow.Entry entry) {
-		if (this.subscription.kind() != Subscription.Kind.MESSAGE
+		if (this.subscription.kind() != ListenerShape.Kind.MESSAGE
 				|| Long.compareUnsigned(message.lsn().value(), this.messageLsn) <= 0) {
 			return 0;
 		}
@@ -96,7 +96,7 @@ final class SerialTarget extends Target {
 
 	@Override
 	long commit(Transaction transaction, AckWindow.Entry entry) {
-		if (this.subscription.kind() != Subscription.Kind.TRANSACTION
+		if (this.subscription.kind() != ListenerShape.Kind.TRANSACTION
 				|| Long.compareUnsigned(transaction.commitLsn().value(), this.transactionLsn) <= 0) {
 			return 0;
 		}

@@ -15,12 +15,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Subscription {
 
-	enum Kind {
-
-		CHANGE, TRANSACTION, MESSAGE
-
-	}
-
 	private final String id;
 
 	private final ListenerShape shape;
@@ -112,10 +106,10 @@ public final class Subscription {
 	 * another kind of handler
 	 */
 	public Subscription withConcurrency(int lanes) {
-		if (lanes < 1 || (lanes > 1 && kind() != Kind.CHANGE)) {
+		if (lanes < 1 || (lanes > 1 && kind() != ListenerShape.Kind.CHANGE)) {
 			throw new IllegalArgumentException("Concurrency of subscription '" + this.id + "' must be 1"
-					+ ((kind() == Kind.CHANGE) ? " or more" : " (only change handlers run on lanes)") + " but was "
-					+ lanes);
+					+ ((kind() == ListenerShape.Kind.CHANGE) ? " or more" : " (only change handlers run on lanes)")
+					+ " but was " + lanes);
 		}
 		return new Subscription(this.id, this.shape, lanes, this.filter, this.errorHandler, this.autoStartup);
 	}
@@ -183,7 +177,7 @@ public final class Subscription {
 		return this.shape.acknowledging();
 	}
 
-	Kind kind() {
+	ListenerShape.Kind kind() {
 		return this.shape.kind();
 	}
 

@@ -8,7 +8,7 @@ import io.postlog.Transaction;
 /**
  * Where a subscription's share of the stream goes, with its progress.
  */
-abstract sealed class Target permits SerialTarget, LaneTarget {
+abstract class Target {
 
 	final Subscription subscription;
 

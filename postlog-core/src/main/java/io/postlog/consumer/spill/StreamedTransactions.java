@@ -237,7 +237,7 @@ public final class StreamedTransactions implements AutoCloseable {
 			throw fail("Stream Commit of transaction " + commit.xid() + " (commit LSN " + commit.commitLsn()
 					+ "), which this stream never started");
 		}
-		Replay replay = new Replay(this, this.storage, transaction, commit);
+		Replay replay = new Replay(this.storage, transaction, commit, this::failed, this::replayClosed);
 		this.replays.add(replay);
 		return replay;
 	}

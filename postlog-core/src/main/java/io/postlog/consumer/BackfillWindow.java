@@ -102,8 +102,6 @@ final class BackfillWindow {
 
 	private @Nullable Connection merging;
 
-	private long openXid;
-
 	BackfillWindow(ConsumerConfig config, Dispatcher dispatcher, @Nullable Watermarks watermarks,
 			@Nullable BackfillSettings settings) {
 		this.config = config;
@@ -157,7 +155,6 @@ final class BackfillWindow {
 	void deliver(Event event) throws InterruptedException {
 		OpenChunk[] chunks = this.open;
 		if (event instanceof Event.Begin begin) {
-			this.openXid = begin.xid();
 			if (this.delivered != null) {
 				this.delivered.add(begin.xid());
 			}
@@ -175,7 +172,7 @@ final class BackfillWindow {
 			}
 			for (OpenChunk chunk : chunks) {
 				if (change.table().equals(chunk.table.table())) {
-					chunk.record(change, this.openXid);
+					chunk.record(change);
 				}
 			}
 			for (PendingChunk slices : this.pending) {

@@ -76,8 +76,8 @@ final class OpenChunk {
 		this.read.countDown();
 	}
 
-	void record(Change change, long xid) {
-		long[] seen = { xid, this.lowSeen ? 1 : 0 };
+	void record(Change change) {
+		long[] seen = { change.xid(), this.lowSeen ? 1 : 0 };
 		if (change.operation() == Operation.TRUNCATE) {
 			this.changed.computeIfAbsent(TRUNCATED, (k) -> new ArrayList<>()).add(seen);
 			return;

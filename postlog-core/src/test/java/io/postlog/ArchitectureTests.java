@@ -1,8 +1,11 @@
 package io.postlog;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
@@ -19,9 +22,51 @@ class ArchitectureTests {
 		noClasses().should().dependOnClassesThat().resideInAPackage("org.springframework..").check(CORE);
 	}
 
+	/**
+	 * Every package its own slice, the root {@code io.postlog} and every subpackage
+	 * ({@code io.postlog.consumer.spill} apart from {@code io.postlog.consumer}): no
+	 * package reaches itself through others.
+	 */
 	@Test
 	void corePackagesHaveNoCycles() {
-		slices().matching("io.postlog.(**)").should().beFreeOfCycles().allowEmptyShould(true).check(CORE);
+		slices().assignedFrom(new EachPackage()).should().beFreeOfCycles().check(CORE);
+	}
+
+	@Test
+	void theRootPackageDependsOnNoOtherPostlogPackage() {
+		noClasses().that()
+			.resideInAPackage("io.postlog")
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("io.postlog.(*)..")
+			.check(CORE);
+	}
+
+	@Test
+	void theConsumersLowerRoomsDoNotDependOnTheConsumer() {
+		noClasses().that()
+			.resideInAnyPackage("io.postlog.consumer.spill..", "io.postlog.consumer.checkpoint..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("io.postlog.consumer")
+			.check(CORE);
+	}
+
+	/** Puts each class of postlog in the slice of its own package. */
+	private static final class EachPackage implements SliceAssignment {
+
+		@Override
+		public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+			String name = javaClass.getPackageName();
+			return (name.equals("io.postlog") || name.startsWith("io.postlog.")) ? SliceIdentifier.of(name)
+					: SliceIdentifier.ignore();
+		}
+
+		@Override
+		public String getDescription() {
+			return "each package of io.postlog";
+		}
+
 	}
 
 }

@@ -6,12 +6,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.StringJoiner;
 
 import io.postlog.Lsn;
 import io.postlog.PostlogException;
@@ -44,6 +42,8 @@ public final class ReplicationAdmin {
 
 	private final Connection connection;
 
+	private final Publications publications;
+
 	private int serverVersion;
 
 	/**
@@ -52,6 +52,7 @@ public final class ReplicationAdmin {
 	 */
 	public ReplicationAdmin(Connection connection) {
 		this.connection = Objects.requireNonNull(connection, "connection");
+		this.publications = new Publications(connection, this::currentUser);
 	}
 
 	/**
@@ -376,17 +377,7 @@ public final class ReplicationAdmin {
 	 * @throws InvalidIdentifierException if the name is not valid
 	 */
 	public boolean publicationExists(String name) {
-		PgIdentifiers.requireName("publication", name);
-		try (PreparedStatement statement = this.connection
-			.prepareStatement("SELECT 1 FROM pg_publication WHERE pubname = ?")) {
-			statement.setString(1, name);
-			try (ResultSet row = statement.executeQuery()) {
-				return row.next();
-			}
-		}
-		catch (SQLException ex) {
-			throw new PostlogException("Could not look up publication '" + name + "'", ex);
-		}
+		return this.publications.exists(name);
 	}
 
 	/**
@@ -398,23 +389,7 @@ public final class ReplicationAdmin {
 	 * @throws PublicationNotFoundException if there is no such publication
 	 */
 	public List<TableId> publicationTables(String name) {
-		if (!publicationExists(name)) {
-			throw new PublicationNotFoundException(name);
-		}
-		List<TableId> tables = new ArrayList<>();
-		try (PreparedStatement statement = this.connection.prepareStatement(
-				"SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = ? ORDER BY 1, 2")) {
-			statement.setString(1, name);
-			try (ResultSet row = statement.executeQuery()) {
-				while (row.next()) {
-					tables.add(new TableId(row.getString(1), row.getString(2)));
-				}
-			}
-		}
-		catch (SQLException ex) {
-			throw new PostlogException("Could not read the tables of publication '" + name + "'", ex);
-		}
-		return List.copyOf(tables);
+		return this.publications.tables(name);
 	}
 
 	/**
@@ -432,78 +407,7 @@ public final class ReplicationAdmin {
 	 * @throws InsufficientPrivilegeException if the role may not create or alter it
 	 */
 	public void ensurePublication(String name, PublicationMode mode, List<TableId> tables) {
-		String quotedName = PgIdentifiers.quote("publication", name);
-		Objects.requireNonNull(mode, "mode");
-		Set<TableId> wanted = new LinkedHashSet<>(tables);
-		wanted.forEach(PgIdentifiers::quote);
-		boolean exists = publicationExists(name);
-		if (!exists && mode == PublicationMode.EXISTING) {
-			throw new PublicationNotFoundException(name);
-		}
-		if (!exists) {
-			String target = wanted.isEmpty() ? "FOR ALL TABLES" : "FOR TABLE " + quotedList(wanted);
-			if (execute("CREATE PUBLICATION " + quotedName + " " + target, "create publication '" + name + "'")) {
-				logger.info("Created publication '{}' {}", PgIdentifiers.printable(name),
-						wanted.isEmpty() ? "for all tables" : "for " + wanted);
-				return;
-			}
-			// Another process created it first; treat it like an existing one.
-		}
-		if (wanted.isEmpty() || publishesAllTables(name)) {
-			return;
-		}
-		wanted.removeAll(publicationTables(name));
-		if (wanted.isEmpty()) {
-			return;
-		}
-		if (mode == PublicationMode.SYNC) {
-			execute("ALTER PUBLICATION " + quotedName + " ADD TABLE " + quotedList(wanted),
-					"add tables to publication '" + name + "'");
-			logger.info("Added {} to publication '{}'", wanted, PgIdentifiers.printable(name));
-		}
-		else {
-			logger.warn("Publication '{}' does not publish {}; changes to them will not arrive",
-					PgIdentifiers.printable(name), wanted);
-		}
-	}
-
-	private boolean publishesAllTables(String name) {
-		try (PreparedStatement statement = this.connection
-			.prepareStatement("SELECT puballtables FROM pg_publication WHERE pubname = ?")) {
-			statement.setString(1, name);
-			try (ResultSet row = statement.executeQuery()) {
-				return row.next() && row.getBoolean(1);
-			}
-		}
-		catch (SQLException ex) {
-			throw new PostlogException("Could not look up publication '" + name + "'", ex);
-		}
-	}
-
-	private static String quotedList(Set<TableId> tables) {
-		StringJoiner joiner = new StringJoiner(", ");
-		tables.forEach((table) -> joiner.add(PgIdentifiers.quote(table)));
-		return joiner.toString();
-	}
-
-	/**
-	 * Runs DDL built only from quoted, validated names.
-	 * @return {@code false} if the object already existed
-	 */
-	private boolean execute(String sql, String action) {
-		try (Statement statement = this.connection.createStatement()) {
-			statement.execute(sql);
-			return true;
-		}
-		catch (SQLException ex) {
-			if (PgErrors.isDuplicateObject(ex)) {
-				return false;
-			}
-			if (PgErrors.isInsufficientPrivilege(ex)) {
-				throw new InsufficientPrivilegeException(currentUser(), action, ex);
-			}
-			throw new PostlogException("Could not " + action, ex);
-		}
+		this.publications.ensure(name, mode, tables);
 	}
 
 	/**

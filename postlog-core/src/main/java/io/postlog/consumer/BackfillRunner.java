@@ -75,7 +75,7 @@ final class BackfillRunner implements Runnable {
 
 	private volatile boolean stopped;
 
-	private @Nullable Connection connection;
+	private final BackfillConnection connection;
 
 	private long lastLog;
 
@@ -90,6 +90,7 @@ final class BackfillRunner implements Runnable {
 		this.store = new BackfillStore(settings.progressTable(), config.slotName());
 		this.reader = new BackfillReader(decoders, serverVersion);
 		this.binary = binary;
+		this.connection = new BackfillConnection(config, settings, () -> this.stopped);
 	}
 
 	/**
@@ -180,7 +181,7 @@ final class BackfillRunner implements Runnable {
 			logger.debug("Backfill runner of slot {} interrupted by the consumer's stop", this.config.slotName());
 		}
 		finally {
-			closeConnection();
+			this.connection.close();
 		}
 	}
 
@@ -240,8 +241,10 @@ final class BackfillRunner implements Runnable {
 				}
 				List<String> after = (queued.stored != null) ? queued.stored.after.get(i) : null;
 				if (!table(backfill, i, after)) {
-					if (backfill.cancelRequested() && !this.stopped) {
-						cancelled(backfill);
+					if (backfill.cancelRequested() && !this.stopped && forget(backfill)) {
+						backfill.moveTo(Backfill.State.CANCELLED, null);
+						logger.info("Backfill {} of {} for slot {} cancelled after {} rows", backfill.id(),
+								backfill.tables(), this.config.slotName(), backfill.rowsDone());
 					}
 					return;
 				}
@@ -268,7 +271,7 @@ final class BackfillRunner implements Runnable {
 	private boolean table(Backfill backfill, int ordinal, @Nullable List<String> resumeAfter)
 			throws InterruptedException {
 		TableId tableId = backfill.tables().get(ordinal);
-		BackfillTable table = withConnection(backfill,
+		BackfillTable table = this.connection.run(backfill,
 				(c) -> this.reader.plan(c, tableId, this.config.publicationName()));
 		if (table == null) {
 			return false;
@@ -344,7 +347,7 @@ final class BackfillRunner implements Runnable {
 
 	private boolean save(Backfill backfill, int ordinal, @Nullable List<String> position, long rows, boolean last)
 			throws InterruptedException {
-		Boolean saved = withConnection(backfill, (c) -> {
+		Boolean saved = this.connection.run(backfill, (c) -> {
 			this.store.save(c, backfill.id(), ordinal, position, rows, last);
 			return true;
 		});
@@ -379,10 +382,10 @@ final class BackfillRunner implements Runnable {
 		}
 		String token = backfill.id() + "/" + chunkNumber + "/"
 				+ HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextLong());
-		BackfillWindow.Chunk chunk = this.window.open(token, table);
+		OpenChunk chunk = this.window.open(token, table);
 		boolean inFlight = false;
 		try {
-			BackfillChunk rows = withConnection(backfill, (c) -> {
+			BackfillChunk rows = this.connection.run(backfill, (c) -> {
 				this.watermarks.write(c, chunk.low());
 				BackfillChunk read = this.reader.read(c, table, after, this.settings.chunkSize(), this.binary,
 						chunk.deliveredBefore);
@@ -414,7 +417,7 @@ final class BackfillRunner implements Runnable {
 	 * @return {@code false} if it did not within the timeout (the chunk is dropped), or
 	 * the backfill was cancelled or the consumer stops
 	 */
-	private boolean awaitSettled(Backfill backfill, BackfillWindow.Chunk chunk) throws InterruptedException {
+	private boolean awaitSettled(Backfill backfill, OpenChunk chunk) throws InterruptedException {
 		long deadline = System.nanoTime() + CHUNK_TIMEOUT.toNanos();
 		boolean delivered = false;
 		while (!delivered) {
@@ -438,10 +441,7 @@ final class BackfillRunner implements Runnable {
 	/** Waits while the stream does not run. */
 	private boolean awaitStreaming(Backfill backfill) throws InterruptedException {
 		while (true) {
-			if (this.stopped) {
-				return false;
-			}
-			if (backfill.cancelRequested()) {
+			if (this.stopped || backfill.cancelRequested()) {
 				return false;
 			}
 			ConsumerState state = this.states.get();
@@ -460,74 +460,19 @@ final class BackfillRunner implements Runnable {
 		return state == ConsumerState.FAILED || state == ConsumerState.STOPPED;
 	}
 
-	private void cancelled(Backfill backfill) throws InterruptedException {
-		Boolean deleted = withConnection(null, (c) -> {
-			this.store.delete(c, backfill.id());
-			return true;
-		});
-		if (deleted != null) {
-			backfill.moveTo(Backfill.State.CANCELLED, null);
-			logger.info("Backfill {} of {} for slot {} cancelled after {} rows", backfill.id(), backfill.tables(),
-					this.config.slotName(), backfill.rowsDone());
-		}
-	}
-
 	private void failed(Backfill backfill, RuntimeException cause) throws InterruptedException {
 		logger.error("Backfill {} of {} for slot {} failed: {}", backfill.id(), backfill.tables(),
-				this.config.slotName(), DeliveryContract.describe(cause));
-		withConnection(null, (c) -> {
-			this.store.delete(c, backfill.id());
-			return true;
-		});
+				this.config.slotName(), Failures.describe(cause));
+		forget(backfill);
 		backfill.moveTo(Backfill.State.FAILED, cause);
 	}
 
-	/**
-	 * Runs work on the runner's connection, reconnecting after connection failures with
-	 * the reconnect policy's back-off, as long as the consumer runs; other failures use
-	 * the retry policy's attempts and back-off.
-	 * @return the work's result, or {@code null} if the consumer stops or the backfill
-	 * was cancelled first
-	 */
-	private <T> @Nullable T withConnection(@Nullable Backfill backfill, Work<T> work) throws InterruptedException {
-		for (int attempt = 1;; attempt++) {
-			if (this.stopped || (backfill != null && backfill.cancelRequested())) {
-				return null;
-			}
-			try {
-				if (this.connection == null) {
-					this.connection = this.settings.readers().connect();
-					this.connection.setAutoCommit(true);
-				}
-				return work.run(this.connection);
-			}
-			catch (SQLException ex) {
-				closeConnection();
-				boolean connectionLost = PgErrors.isConnectionFailure(ex);
-				if (!connectionLost && !this.config.retryPolicy().canRetry(attempt)) {
-					throw new SnapshotReadException("A backfill of slot " + this.config.slotName() + " failed", null,
-							null, ex);
-				}
-				Duration backOff = connectionLost ? this.config.reconnectPolicy().backOff(attempt)
-						: this.config.retryPolicy().backOff(attempt);
-				logger.warn("Backfill of slot {} retrying in {} ms after {} (SQLState {})", this.config.slotName(),
-						backOff.toMillis(), ex.getClass().getName(), PgErrors.sqlState(ex));
-				Thread.sleep(backOff.toMillis());
-			}
-		}
-	}
-
-	private void closeConnection() {
-		Connection current = this.connection;
-		this.connection = null;
-		if (current != null) {
-			try {
-				current.close();
-			}
-			catch (SQLException ex) {
-				logger.debug("Closing the backfill connection failed", ex);
-			}
-		}
+	/** Deletes a backfill's progress row; {@code false} if the consumer stopped first. */
+	private boolean forget(Backfill backfill) throws InterruptedException {
+		return this.connection.run(null, (c) -> {
+			this.store.delete(c, backfill.id());
+			return true;
+		}) != null;
 	}
 
 	private void logProgress(Backfill backfill, boolean force) {
@@ -539,19 +484,12 @@ final class BackfillRunner implements Runnable {
 		}
 	}
 
-	@FunctionalInterface
-	private interface Work<T> {
-
-		T run(Connection connection) throws SQLException, InterruptedException;
-
-	}
-
 	private record Queued(Backfill backfill, BackfillStore.@Nullable Stored stored) {
 
 	}
 
 	/** A chunk read and not yet settled. */
-	private record InFlight(BackfillWindow.Chunk chunk, int rows, @Nullable List<String> lastKey) {
+	private record InFlight(OpenChunk chunk, int rows, @Nullable List<String> lastKey) {
 
 	}
 

@@ -2,6 +2,7 @@ package io.postlog.consumer;
 
 import java.util.Objects;
 
+import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.snapshot.SnapshotConnections;

@@ -2,26 +2,20 @@ package io.postlog.consumer;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import io.postlog.Change;
-import io.postlog.LogicalMessage;
-import io.postlog.Lsn;
 import io.postlog.Operation;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.UnchangedToast;
-import io.postlog.snapshot.BackfillChunk;
 import io.postlog.snapshot.BackfillReader;
 import io.postlog.snapshot.BackfillRow;
 import io.postlog.snapshot.BackfillTable;
@@ -82,8 +76,6 @@ final class BackfillWindow {
 	/** How many of the last delivered transactions' ids the window keeps. */
 	static final int DELIVERED = 65_536;
 
-	private static final Object TRUNCATED = new Object();
-
 	private final ConsumerConfig config;
 
 	private final Dispatcher dispatcher;
@@ -101,16 +93,14 @@ final class BackfillWindow {
 	private final @Nullable Delivered delivered;
 
 	/** The chunks announced and not yet closed, oldest first; copied on write. */
-	private volatile Chunk[] open = new Chunk[0];
+	private volatile OpenChunk[] open = new OpenChunk[0];
 
 	private volatile @Nullable BackfillReader reader;
 
 	/** The chunks whose rows go in slices, in the order of their high watermarks. */
-	private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+	private final ArrayDeque<PendingChunk> pending = new ArrayDeque<>();
 
 	private @Nullable Connection merging;
-
-	private long openXid;
 
 	BackfillWindow(ConsumerConfig config, Dispatcher dispatcher, @Nullable Watermarks watermarks,
 			@Nullable BackfillSettings settings) {
@@ -141,10 +131,10 @@ final class BackfillWindow {
 	 * Announces a chunk: its table's changes are recorded from now on. Thread-safe.
 	 * @return the chunk, which the runner gives its rows and waits on
 	 */
-	Chunk open(String token, BackfillTable table) {
-		Chunk chunk = new Chunk(token, table);
+	OpenChunk open(String token, BackfillTable table) {
+		OpenChunk chunk = new OpenChunk(token, table);
 		synchronized (this) {
-			Chunk[] chunks = Arrays.copyOf(this.open, this.open.length + 1);
+			OpenChunk[] chunks = Arrays.copyOf(this.open, this.open.length + 1);
 			chunks[chunks.length - 1] = chunk;
 			this.open = chunks;
 		}
@@ -155,17 +145,16 @@ final class BackfillWindow {
 	}
 
 	/** Forgets a chunk announced. Thread-safe. */
-	synchronized void close(Chunk chunk) {
-		List<Chunk> chunks = new ArrayList<>(Arrays.asList(this.open));
+	synchronized void close(OpenChunk chunk) {
+		List<OpenChunk> chunks = new ArrayList<>(Arrays.asList(this.open));
 		if (chunks.remove(chunk)) {
-			this.open = chunks.toArray(new Chunk[0]);
+			this.open = chunks.toArray(new OpenChunk[0]);
 		}
 	}
 
 	void deliver(Event event) throws InterruptedException {
-		Chunk[] chunks = this.open;
+		OpenChunk[] chunks = this.open;
 		if (event instanceof Event.Begin begin) {
-			this.openXid = begin.xid();
 			if (this.delivered != null) {
 				this.delivered.add(begin.xid());
 			}
@@ -181,12 +170,12 @@ final class BackfillWindow {
 			if (change.table().equals(this.progressTable)) {
 				return;
 			}
-			for (Chunk chunk : chunks) {
+			for (OpenChunk chunk : chunks) {
 				if (change.table().equals(chunk.table.table())) {
-					chunk.record(change, this.openXid);
+					chunk.record(change);
 				}
 			}
-			for (Pending slices : this.pending) {
+			for (PendingChunk slices : this.pending) {
 				if (change.table().equals(slices.chunk.table.table())) {
 					slices.supersede(change);
 				}
@@ -210,7 +199,7 @@ final class BackfillWindow {
 		this.dispatcher.deliver(event);
 		Event.Commit commit = (Event.Commit) event;
 		boolean closed = false;
-		for (Chunk chunk : chunks) {
+		for (OpenChunk chunk : chunks) {
 			if (chunk.highSeen) {
 				deliverChunk(chunk, commit);
 				closed = true;
@@ -222,11 +211,11 @@ final class BackfillWindow {
 		}
 	}
 
-	private static void watermark(Chunk[] chunks, @Nullable String token) {
+	private static void watermark(OpenChunk[] chunks, @Nullable String token) {
 		if (token == null) {
 			return;
 		}
-		for (Chunk chunk : chunks) {
+		for (OpenChunk chunk : chunks) {
 			if (token.equals(chunk.low())) {
 				chunk.lowSeen = true;
 			}
@@ -239,7 +228,7 @@ final class BackfillWindow {
 		}
 	}
 
-	private void deliverChunk(Chunk chunk, Event.Commit commit) throws InterruptedException {
+	private void deliverChunk(OpenChunk chunk, Event.Commit commit) throws InterruptedException {
 		chunk.highSeen = false;
 		synchronized (chunk) {
 			if (chunk.abandoned) {
@@ -257,7 +246,7 @@ final class BackfillWindow {
 		// send a high watermark again: that chunk's rows then go again from the start.
 		this.pending.removeIf((slices) -> slices.chunk == chunk);
 		String idPrefix = this.config.slotName() + "/" + commit.commitLsn() + "/backfill/";
-		this.pending.add(new Pending(chunk, commit.commitLsn(), commit.commitTime(), idPrefix));
+		this.pending.add(new PendingChunk(chunk, commit.commitLsn(), commit.commitTime(), idPrefix));
 		deliverSlice();
 	}
 
@@ -281,7 +270,7 @@ final class BackfillWindow {
 	}
 
 	private void deliverSlice() throws InterruptedException {
-		Pending slices = this.pending.peek();
+		PendingChunk slices = this.pending.peek();
 		if (slices == null) {
 			return;
 		}
@@ -389,231 +378,6 @@ final class BackfillWindow {
 				logger.debug("Closing the backfill merge connection failed", ex);
 			}
 		}
-	}
-
-	/**
-	 * One chunk between its announcement and its delivery: its rows, given by the runner
-	 * before it writes the high watermark, and what the delivery thread recorded.
-	 */
-	static final class Chunk {
-
-		final String token;
-
-		final BackfillTable table;
-
-		final CountDownLatch read = new CountDownLatch(1);
-
-		private final CountDownLatch done = new CountDownLatch(1);
-
-		volatile BackfillChunk rows;
-
-		/**
-		 * The transactions delivered before the announcement, which the read must see.
-		 */
-		volatile long[] deliveredBefore = new long[0];
-
-		/**
-		 * Per key the streamed changes since the announcement: xid, and after the low.
-		 */
-		private final Map<Object, List<long[]>> changed = new HashMap<>();
-
-		private boolean lowSeen;
-
-		private boolean highSeen;
-
-		private volatile boolean abandoned;
-
-		private boolean delivering;
-
-		private volatile List<AckWindow.Entry> entries = List.of();
-
-		private volatile int deliveredRows;
-
-		private volatile int droppedRows;
-
-		Chunk(String token, BackfillTable table) {
-			this.token = token;
-			this.table = table;
-		}
-
-		String low() {
-			return this.token + "/low";
-		}
-
-		String high() {
-			return this.token + "/high";
-		}
-
-		void rows(BackfillChunk rows) {
-			this.rows = rows;
-			this.read.countDown();
-		}
-
-		private void record(Change change, long xid) {
-			long[] seen = { xid, this.lowSeen ? 1 : 0 };
-			if (change.operation() == Operation.TRUNCATE) {
-				this.changed.computeIfAbsent(TRUNCATED, (k) -> new ArrayList<>()).add(seen);
-				return;
-			}
-			List<@Nullable Object> after = this.table.keyOf(change.after());
-			if (after != null) {
-				this.changed.computeIfAbsent(after, (k) -> new ArrayList<>()).add(seen);
-			}
-			List<@Nullable Object> before = this.table.keyOf(change.before());
-			if (before != null && !before.equals(after)) {
-				this.changed.computeIfAbsent(before, (k) -> new ArrayList<>()).add(seen);
-			}
-		}
-
-		/** Whether any streamed change of the table was recorded for the chunk. */
-		private boolean changedAny() {
-			return !this.changed.isEmpty();
-		}
-
-		private boolean wonOver(List<@Nullable Object> key, BackfillChunk rows) {
-			return won(this.changed.get(key), rows) || won(this.changed.get(TRUNCATED), rows);
-		}
-
-		private static boolean won(@Nullable List<long[]> changes, BackfillChunk rows) {
-			if (changes == null) {
-				return false;
-			}
-			for (long[] change : changes) {
-				if (change[1] == 1 || !rows.visibility().sees(change[0])) {
-					return true;
-				}
-			}
-			return false;
-		}
-
-		private void delivered(List<AckWindow.Entry> entries, int rows, int dropped) {
-			this.entries = List.copyOf(entries);
-			this.deliveredRows = rows;
-			this.droppedRows = dropped;
-			this.done.countDown();
-		}
-
-		/**
-		 * Drops the chunk unless its delivery began. Thread-safe.
-		 * @return whether it was dropped
-		 */
-		synchronized boolean abandon() {
-			if (this.delivering) {
-				return false;
-			}
-			this.abandoned = true;
-			return true;
-		}
-
-		boolean awaitDelivered(long timeout, TimeUnit unit) throws InterruptedException {
-			return this.done.await(timeout, unit);
-		}
-
-		List<AckWindow.Entry> entries() {
-			return this.entries;
-		}
-
-		int deliveredRows() {
-			return this.deliveredRows;
-		}
-
-		int droppedRows() {
-			return this.droppedRows;
-		}
-
-	}
-
-	/**
-	 * A chunk between its high watermark and its last row's delivery: the rows still to
-	 * deliver, and those a streamed change after the high watermark superseded (the
-	 * change carries the newer state, so the row is dropped rather than delivered after
-	 * it).
-	 */
-	private static final class Pending {
-
-		final Chunk chunk;
-
-		final Lsn point;
-
-		final Instant time;
-
-		final String idPrefix;
-
-		final boolean[] superseded;
-
-		/**
-		 * Row positions by key, built when a streamed change of the table first comes.
-		 */
-		private @Nullable Map<Object, Integer> positions;
-
-		final List<AckWindow.Entry> entries = new ArrayList<>();
-
-		int next;
-
-		int index;
-
-		int dropped;
-
-		Pending(Chunk chunk, Lsn point, Instant time, String idPrefix) {
-			this.chunk = chunk;
-			this.point = point;
-			this.time = time;
-			this.idPrefix = idPrefix;
-			BackfillChunk rows = chunk.rows;
-			this.superseded = new boolean[rows.rows().size()];
-			if (!chunk.changedAny()) {
-				// No streamed change of the table in the window: every row goes.
-				return;
-			}
-			for (int i = 0; i < this.superseded.length; i++) {
-				if (chunk.wonOver(rows.rows().get(i).key(), rows)) {
-					this.superseded[i] = true;
-					this.dropped++;
-				}
-			}
-		}
-
-		void supersede(Change change) {
-			if (change.operation() == Operation.TRUNCATE) {
-				for (int i = this.next; i < this.superseded.length; i++) {
-					drop(i);
-				}
-				return;
-			}
-			List<@Nullable Object> after = this.chunk.table.keyOf(change.after());
-			List<@Nullable Object> before = this.chunk.table.keyOf(change.before());
-			drop(after);
-			if (before != null && !before.equals(after)) {
-				drop(before);
-			}
-		}
-
-		private void drop(@Nullable List<@Nullable Object> key) {
-			if (key == null) {
-				return;
-			}
-			Map<Object, Integer> byKey = this.positions;
-			if (byKey == null) {
-				List<BackfillRow> rows = this.chunk.rows.rows();
-				byKey = new HashMap<>(rows.size() * 2);
-				for (int i = this.next; i < rows.size(); i++) {
-					byKey.put(rows.get(i).key(), i);
-				}
-				this.positions = byKey;
-			}
-			Integer position = byKey.get(key);
-			if (position != null) {
-				drop(position);
-			}
-		}
-
-		private void drop(int position) {
-			if (position >= this.next && !this.superseded[position]) {
-				this.superseded[position] = true;
-				this.dropped++;
-			}
-		}
-
 	}
 
 	/**

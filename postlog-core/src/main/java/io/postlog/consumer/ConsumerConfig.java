@@ -6,11 +6,13 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 
+import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.decoder.LogicalDecoder;
 import io.postlog.decoder.PgOutputLogicalDecoder;
 import io.postlog.decoder.TableSelection;
@@ -211,7 +213,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 	}
 
 	boolean wantsMessages() {
-		return this.subscriptions.stream().anyMatch((s) -> s.kind() == Subscription.Kind.MESSAGE);
+		return this.subscriptions.stream().anyMatch((s) -> s.kind() == ListenerShape.Kind.MESSAGE);
 	}
 
 	private static void positive(@Nullable Duration duration, String name) {

@@ -2,41 +2,20 @@ package io.postlog.consumer;
 
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import io.postlog.Lsn;
-import io.postlog.PostlogException;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.admin.ConnectionLostException;
-import io.postlog.admin.InsufficientPrivilegeException;
-import io.postlog.admin.InvalidIdentifierException;
 import io.postlog.admin.PgErrors;
-import io.postlog.admin.PublicationNotFoundException;
-import io.postlog.admin.SlotConflictException;
 import io.postlog.admin.SlotInUseException;
 import io.postlog.admin.SlotInfo;
-import io.postlog.admin.SlotLostException;
-import io.postlog.admin.SlotNotFoundException;
-import io.postlog.admin.SlotPluginMismatchException;
-import io.postlog.admin.WalLevelException;
-import io.postlog.decoder.DecoderCatalog;
-import io.postlog.decoder.DecoderRefusedException;
+import io.postlog.consumer.spill.SpillLimitExceededException;
+import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.decoder.LogicalDecoder;
-import io.postlog.decoder.PluginDecodingException;
-import io.postlog.decoder.StreamDecoder;
-import io.postlog.pgoutput.PgOutputDecodingException;
-import io.postlog.pgoutput.RowDecoder;
-import io.postlog.pgoutput.RowDecodingException;
-import io.postlog.snapshot.InvalidSnapshotNameException;
-import io.postlog.snapshot.SnapshotReadException;
-import io.postlog.snapshot.SnapshotRefusedException;
 import io.postlog.stream.LogicalStream;
 import io.postlog.stream.StreamRequest;
 import io.postlog.types.ValueDecoders;
-import io.postlog.types.ValueDecodingException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,12 +51,12 @@ import org.slf4j.LoggerFactory;
  * <li><b>Connection loss</b> ({@link ConnectionLostException}, see {@link #classify})
  * reconnects with the {@link ReconnectPolicy reconnect policy}'s capped back-off,
  * forever; a closed connection is seen by the stream's socket probe, a silent one by the
- * reader's liveness check, a hung call by {@link #watch the watchdog}, a hung connect by
- * the connect timeout. Every thread runs under {@link ConsumerThreads}, which makes its
- * death a state change. A reconnect that fails because the slot is lost is never retried
- * into a new slot silently: {@link LostSlots} fails the consumer, or recreates the slot
- * and logs what was skipped (with an initial snapshot, drops it for a new snapshot to
- * create).</li>
+ * reader's liveness check, a hung call by {@link DeliverySession#watch the watchdog}, a
+ * hung connect by the connect timeout. Every thread runs under {@link ConsumerThreads},
+ * which makes its death a state change. A reconnect that fails because the slot is lost
+ * is never retried into a new slot silently: {@link LostSlots} fails the consumer, or
+ * recreates the slot and logs what was skipped (with an initial snapshot, drops it for a
+ * new snapshot to create).</li>
  * <li><b>Slow handlers.</b> The reader keeps the connection alive while delivery is
  * behind, the hand-off full, or the window at {@code maxUnacknowledged}.</li>
  * <li><b>Memory.</b> The hand-off is bounded in events and bytes; transaction
@@ -103,57 +82,25 @@ import org.slf4j.LoggerFactory;
  * every batch is finished, and the stream then starts at its consistent point. A failure
  * is classified as a stream's is (never as a lost slot: on 12+ the slot does not exist
  * until the hand-off) and the snapshot is taken again; a stop cancels it.</li>
- * <li><b>Backfills</b> (DESIGN.md, "Snapshots and backfills"). Every event passes the
- * {@link BackfillWindow} on its way to the {@link Dispatcher}: the stream is never held
- * back for a backfill. The {@link BackfillRunner}'s thread reads each chunk between a low
- * and a high watermark; at the high watermark's commit the window delivers the chunk's
- * rows that no streamed change won over through {@link Dispatcher#snapshot}, so order
- * (per key on lanes too), acknowledgements, failures and memory are kept as above. An
- * update that did not resend a TOASTed value is merged while its table is backfilled.
- * Progress is recorded after a chunk is acknowledged; a restart resumes at the next
- * chunk, and a chunk cut off by a reconnect or a stop is read again.</li>
+ * <li><b>Backfills</b> (DESIGN.md, "Snapshots and backfills"). Only when backfills are on
+ * is the {@link BackfillWindow} installed; then every event passes it on its way to the
+ * {@link Dispatcher}, and the stream is never held back for a backfill. The
+ * {@link BackfillRunner}'s thread reads each chunk between a low and a high watermark; at
+ * the high watermark's commit the window delivers the chunk's rows that no streamed
+ * change won over through {@link Dispatcher#snapshot}, so order (per key on lanes too),
+ * acknowledgements, failures and memory are kept as above. An update that did not resend
+ * a TOASTed value is merged while its table is backfilled. Progress is recorded after a
+ * chunk is acknowledged; a restart resumes at the next chunk, and a chunk cut off by a
+ * reconnect or a stop is read again.</li>
  * </ol>
  */
 final class DeliveryContract implements Runnable {
 
 	private static final Logger logger = LoggerFactory.getLogger(DeliveryContract.class);
 
-	private static final int BATCH = 256;
-
-	private static final long WATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
-
-	/** Ends a session for a subscription started again: streamed again at once. */
-	private static final Throwable RESTART = new ReplicationConsumerException("A subscription starts again") {
-
-		private static final long serialVersionUID = 1L;
-
-		@Override
-		public synchronized Throwable fillInStackTrace() {
-			return this;
-		}
-
-	};
-
-	/**
-	 * The longest an open sink transaction waits, from the first time the delivery thread
-	 * found nothing handed over, for the backlog the reader is still reading.
-	 */
-	private static final long SINK_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-
-	/**
-	 * How often an open sink transaction looks again whether the reader caught up, while
-	 * nothing is handed over.
-	 */
-	private static final long SINK_RECHECK_MICROS = 100;
-
 	private final ConsumerConfig config;
 
 	private final ConsumerSetup.Result setup;
-
-	/**
-	 * The catalog of decoders other than pgoutput, which always have admin connections.
-	 */
-	private final @Nullable DecoderCatalog catalog;
 
 	private final Heartbeats heartbeats;
 
@@ -169,19 +116,16 @@ final class DeliveryContract implements Runnable {
 
 	private final Dispatcher dispatcher;
 
-	private final ValueDecoders decoders;
-
 	private final @Nullable SlotPositionCheck slotCheck;
-
-	private final StreamingSpill spill;
 
 	private final @Nullable InitialSnapshot snapshot;
 
-	private final BackfillWindow backfills;
+	/** The backfill window in front of the dispatcher, only when backfills are on. */
+	private final @Nullable BackfillWindow backfills;
 
 	private final @Nullable BackfillRunner backfillRunner;
 
-	private volatile @Nullable StreamReader reader;
+	private final DeliverySession session;
 
 	private volatile @Nullable Throwable fatal;
 
@@ -193,15 +137,11 @@ final class DeliveryContract implements Runnable {
 			ValueDecoders decoders, StreamingSpill spill, SubscriptionControls controls) {
 		this.config = config;
 		this.controls = controls;
-		this.spill = spill;
 		this.setup = setup;
-		AdminConnections admin = config.admin();
-		this.catalog = (admin != null) ? new AdminDecoderCatalog(admin) : null;
 		this.heartbeats = new Heartbeats(config.walSafety().heartbeatMonitor(), setup.heartbeatTable());
 		this.lostSlots = new LostSlots(config);
 		this.states = states;
 		this.window = window;
-		this.decoders = decoders;
 		this.threads = new ConsumerThreads(this::threadDied);
 		this.dispatcher = new Dispatcher(config, window, states, this.stop, this.threads, this.heartbeats, controls,
 				this::laneFailed);
@@ -211,16 +151,23 @@ final class DeliveryContract implements Runnable {
 		this.snapshot = (snapshot != null && config.admin() != null) ? new InitialSnapshot(config, snapshot,
 				setup.heartbeatTable(), config.admin(), decoders, this.dispatcher, window, states, this.stop) : null;
 		BackfillSettings backfill = config.backfill();
-		Watermarks watermarks = (backfill != null)
-				? new Watermarks(setup.serverVersion(), backfill.watermarkTable(), config.slotName()) : null;
-		this.backfills = new BackfillWindow(config, this.dispatcher, watermarks, backfill);
-		this.backfillRunner = (backfill != null) ? new BackfillRunner(config, backfill, this.backfills, window, states,
-				decoders, setup.serverVersion(), setup.request().binary()) : null;
+		if (backfill != null) {
+			Watermarks watermarks = new Watermarks(setup.serverVersion(), backfill.watermarkTable(), config.slotName());
+			this.backfills = new BackfillWindow(config, this.dispatcher, watermarks, backfill);
+			this.backfillRunner = new BackfillRunner(config, backfill, this.backfills, window, states, decoders,
+					setup.serverVersion(), setup.request().binary());
+		}
+		else {
+			this.backfills = null;
+			this.backfillRunner = null;
+		}
+		this.session = new DeliverySession(config, setup, decoders, spill, this.threads, window, this.dispatcher,
+				this.backfills, controls, this.stop, () -> this.fatal);
 	}
 
 	void start() {
 		this.threads.start("postlog-delivery-" + this.config.slotName(), this);
-		this.threads.start("postlog-watchdog-" + this.config.slotName(), this::watch);
+		this.threads.start("postlog-watchdog-" + this.config.slotName(), () -> this.session.watch(() -> this.ended));
 		if (this.backfillRunner != null) {
 			this.threads.start("postlog-backfill-" + this.config.slotName(), this.backfillRunner);
 		}
@@ -256,7 +203,7 @@ final class DeliveryContract implements Runnable {
 	 * handler did not return within the stop timeout.
 	 */
 	void abandon() {
-		StreamReader current = this.reader;
+		StreamReader current = this.session.reader();
 		if (current != null) {
 			current.abort();
 		}
@@ -289,7 +236,9 @@ final class DeliveryContract implements Runnable {
 		}
 		finally {
 			this.ended = true;
-			this.backfills.closeConnection();
+			if (this.backfills != null) {
+				this.backfills.closeConnection();
+			}
 			this.dispatcher.close();
 		}
 	}
@@ -318,8 +267,8 @@ final class DeliveryContract implements Runnable {
 					tookOver = true;
 					continue;
 				}
-				Outcome outcome = classify(ex);
-				if (outcome == Outcome.STANDBY) {
+				Failures.Outcome outcome = Failures.classify(ex);
+				if (outcome == Failures.Outcome.STANDBY) {
 					standbyWaits++;
 					tookOver = true;
 					if (standbyWaits == 1) {
@@ -329,12 +278,12 @@ final class DeliveryContract implements Runnable {
 					pause(this.config.reconnectPolicy().backOff(standbyWaits));
 					continue;
 				}
-				if (outcome == Outcome.CONNECTION) {
+				if (outcome == Failures.Outcome.CONNECTION) {
 					reconnects++;
 					reconnecting(reconnects, this.config.reconnectPolicy().backOff(reconnects), ex);
 					continue;
 				}
-				if (outcome == Outcome.FATAL || !this.config.retryPolicy().canRetry(++failures)) {
+				if (outcome == Failures.Outcome.FATAL || !this.config.retryPolicy().canRetry(++failures)) {
 					fail(ex);
 					return;
 				}
@@ -346,7 +295,7 @@ final class DeliveryContract implements Runnable {
 						this.config.slotName());
 			}
 			standbyWaits = 0;
-			temporarySlotNotice(stream, streamedBefore);
+			this.session.temporarySlotNotice(stream, streamedBefore);
 			checkSlot(tookOver);
 			tookOver = false;
 			streamedBefore = true;
@@ -354,11 +303,11 @@ final class DeliveryContract implements Runnable {
 			long started = System.nanoTime();
 			this.heartbeats.streamStarted();
 			this.states.streaming();
-			Throwable end = session(stream);
+			Throwable end = this.session.run(stream);
 			if (end == null) {
 				return;
 			}
-			if (end == RESTART) {
+			if (end == DeliverySession.RESTART) {
 				// A subscription starts again: the stream goes back to its position.
 				continue;
 			}
@@ -385,12 +334,12 @@ final class DeliveryContract implements Runnable {
 				tookOver = true;
 				continue;
 			}
-			Outcome outcome = classify(end);
-			if (outcome == Outcome.FATAL) {
+			Failures.Outcome outcome = Failures.classify(end);
+			if (outcome == Failures.Outcome.FATAL) {
 				fail(end);
 				return;
 			}
-			if (outcome == Outcome.CONNECTION || outcome == Outcome.STANDBY) {
+			if (outcome == Failures.Outcome.CONNECTION || outcome == Failures.Outcome.STANDBY) {
 				reconnects++;
 				reconnecting(reconnects, this.config.reconnectPolicy().backOff(reconnects), end);
 			}
@@ -448,185 +397,12 @@ final class DeliveryContract implements Runnable {
 				this.config.statusInterval(), this.config.temporary());
 	}
 
-	/**
-	 * The session's assembler: pgoutput's payloads are decoded by the assembler itself,
-	 * another plugin's by a stream decoder made for this session over the admin
-	 * connections' catalog.
-	 */
-	private MessageAssembler assembler() {
-		boolean routing = this.config.subscriptions().stream().anyMatch((s) -> s.concurrency() > 1);
-		@Nullable StreamDecoder plugin = this.config.pgoutput() ? null : this.config.decoder()
-			.newStream(this.setup.serverVersion(), this.setup.request(), Objects.requireNonNull(this.catalog));
-		PgOutputAssembler assembler = new PgOutputAssembler(this.config.slotName(), new RowDecoder(this.decoders),
-				routing, plugin);
-		StreamingOptions streaming = this.config.streaming();
-		if (streaming == null) {
-			return assembler;
-		}
-		return new StreamingAssembler(assembler, new StreamedTransactions(streaming, this.config.slotName()),
-				this.spill);
-	}
-
-	private @Nullable Throwable session(LogicalStream stream) {
-		HandOff<Event> handOff = new HandOff<>(this.config.readAheadEvents(), this.config.readAheadBytes(),
-				Event::bytes);
-		StreamReader streamReader = new StreamReader(this.config.slotName(), stream, assembler(), handOff, this.window,
-				this.config.statusInterval());
-		this.reader = streamReader;
-		Thread readerThread = this.threads.start("postlog-reader-" + this.config.slotName(), streamReader);
-		Throwable end = null;
-		try {
-			end = deliver(handOff, streamReader, readerThread);
-			return end;
-		}
-		finally {
-			streamReader.stop();
-			join(readerThread, streamReader);
-			this.reader = null;
-			try {
-				this.dispatcher.sessionEnded(end);
-			}
-			catch (InterruptedException | ListenerRunner.StopRequested ex) {
-				logger.debug("Lanes of slot {} did not settle before the stop", this.config.slotName());
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Ending the session of slot {} failed: {}", this.config.slotName(), describe(ex));
-			}
-		}
-	}
-
-	/**
-	 * Delivers what the reader hands over until the session ends.
-	 * @return why it ended, {@code null} for a stop
-	 */
-	private @Nullable Throwable deliver(HandOff<Event> handOff, StreamReader streamReader, Thread readerThread) {
-		List<Event> batch = new ArrayList<>(BATCH);
-		long emptySince = 0;
-		try {
-			this.dispatcher.sessionStarted();
-			while (true) {
-				Throwable failure = this.fatal;
-				if (failure != null) {
-					return failure;
-				}
-				if (stopNow()) {
-					finishStop();
-					return null;
-				}
-				if (this.controls.startWaiting() && !this.dispatcher.inTransaction() && this.window.size() == 0
-						&& !this.dispatcher.sinkWaiting()) {
-					return RESTART;
-				}
-				batch.clear();
-				// Backfill rows go between streamed transactions, while none waits.
-				if (this.backfills.hasPending()) {
-					this.backfills.deliverPending(() -> !handOff.isEmpty());
-				}
-				if (!this.dispatcher.sinkWaiting()) {
-					emptySince = 0;
-				}
-				if (handOff.drainTo(batch, BATCH, 0, TimeUnit.MILLISECONDS) == 0) {
-					long now = System.nanoTime();
-					if (emptySince == 0) {
-						emptySince = now;
-					}
-					if (streamReader.caughtUp() || now - emptySince >= SINK_WAIT_NANOS) {
-						// Nothing is waiting (or the backlog took too long): a
-						// sink transaction open for more is committed now.
-						this.dispatcher.idle();
-					}
-					if (!this.backfills.hasPending()) {
-						// While the reader reads the next transaction, an open sink
-						// transaction waits for it a moment at a time.
-						handOff.drainTo(batch, BATCH, this.dispatcher.sinkWaiting() ? SINK_RECHECK_MICROS : 50_000,
-								TimeUnit.MICROSECONDS);
-					}
-				}
-				for (Event event : batch) {
-					if (stopNow()) {
-						break;
-					}
-					this.backfills.deliver(event);
-					handOff.done(1);
-				}
-				if (batch.isEmpty() && !readerThread.isAlive() && handOff.isEmpty()) {
-					Throwable ended = streamReader.failure();
-					if (ended != null) {
-						return ended;
-					}
-					return this.stop.requested() ? null : new ConnectionLostException(
-							"The replication stream of slot '" + this.config.slotName() + "' ended", null);
-				}
-			}
-		}
-		catch (ListenerRunner.StopRequested ex) {
-			unacknowledgedAtStop();
-			return null;
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			unacknowledgedAtStop();
-			return null;
-		}
-		catch (RuntimeException | Error ex) {
-			return ex;
-		}
-	}
-
-	private boolean stopNow() {
-		return this.stop.requested() && (!this.dispatcher.inTransaction() || this.stop.overdue());
-	}
-
-	/**
-	 * Lets lanes and outstanding acknowledgements finish within the stop deadline, so the
-	 * reader's last status carries as much as possible.
-	 */
-	private void finishStop() throws InterruptedException {
-		this.dispatcher.idle();
-		this.dispatcher.awaitLanes();
-		if (!this.window.awaitEmpty(this.stop.deadlineNanos())) {
-			unacknowledgedAtStop();
-		}
-	}
-
-	private void unacknowledgedAtStop() {
-		int inFlight = this.window.size();
-		if (inFlight == 0) {
-			return;
-		}
-		List<String> holding = this.controls.outstanding();
-		logger.info("Consumer of slot {} stops with {} transaction(s) delivered but not yet acknowledged{}",
-				this.config.slotName(), inFlight,
-				holding.isEmpty() ? "" : "; acknowledgements outstanding from " + String.join(", ", holding));
-	}
-
-	private void join(Thread thread, StreamReader streamReader) {
-		long deadline = System.nanoTime() + streamReader.liveness().toNanos() + TimeUnit.SECONDS.toNanos(1);
-		try {
-			// The reader ends within one poll unless it is inside a call; on a stop that
-			// call is broken at once, otherwise the watchdog breaks it within the
-			// liveness
-			// bound.
-			thread.join(this.stop.requested() ? 500 : 1000);
-			if (thread.isAlive()) {
-				if (this.stop.requested()) {
-					streamReader.abort();
-				}
-				thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-			}
-		}
-		catch (InterruptedException ex) {
-			streamReader.abort();
-			Thread.currentThread().interrupt();
-		}
-	}
-
 	private void reconnecting(int attempt, Duration backOff, Throwable cause) {
 		if (this.stop.requested()) {
 			return;
 		}
 		logger.warn("Consumer of slot {} reconnecting in {} ms (attempt {}), acknowledged position {}: {}",
-				this.config.slotName(), backOff.toMillis(), attempt, this.window.acked(), describe(cause));
+				this.config.slotName(), backOff.toMillis(), attempt, this.window.acked(), Failures.describe(cause));
 		this.states.reconnecting(cause);
 		this.config.listener().retrying(attempt, backOff, cause);
 		pause(backOff);
@@ -639,13 +415,13 @@ final class DeliveryContract implements Runnable {
 		if (cause instanceof HandlerFailedException) {
 			// Its handler's exception was logged with each failed attempt.
 			logger.error("Consumer of slot {} failed; the acknowledged position stays at {}: {}",
-					this.config.slotName(), this.window.acked(), describe(cause));
+					this.config.slotName(), this.window.acked(), Failures.describe(cause));
 		}
 		else {
 			// A server's error can quote row values (a DETAIL on a connection of the
 			// application's pool): its SQLState is logged, not its text.
 			SQLException server = PgErrors.serverError(cause);
-			String described = describe(cause);
+			String described = Failures.describe(cause);
 			if (server != null && !described.contains("SQLState " + PgErrors.sqlState(server))) {
 				described += " (" + PgErrors.describe(server) + ")";
 			}
@@ -693,45 +469,11 @@ final class DeliveryContract implements Runnable {
 					this.config.slotName(), cause);
 			this.states.failed(died);
 			this.stop.request(Duration.ZERO);
-			StreamReader current = this.reader;
+			StreamReader current = this.session.reader();
 			if (current != null) {
 				current.abort();
 			}
 		}
-	}
-
-	/**
-	 * Breaks the connection when the reader is stuck inside one call for longer than its
-	 * liveness bound (a stall inside a message, a write that never completes).
-	 */
-	private void watch() {
-		List<PendingAcknowledgment> warned = new ArrayList<>();
-		while (!this.ended) {
-			LockSupport.parkNanos(WATCH_NANOS);
-			this.controls.warnStalls(this.config.unacknowledgedWarning(), this.config.maxUnacknowledged(), warned);
-			StreamReader current = this.reader;
-			if (current != null && current.stuckNanos(System.nanoTime()) > current.liveness().toNanos()) {
-				logger.warn("A call on the replication connection of slot {} hung for more than {} ms; breaking it",
-						this.config.slotName(), current.liveness().toMillis());
-				current.abort();
-			}
-		}
-	}
-
-	private void temporarySlotNotice(LogicalStream stream, boolean streamedBefore) {
-		Lsn created = stream.createdSlotAt();
-		if (!this.config.temporary() || !created.isValid()) {
-			return;
-		}
-		Lsn acked = this.window.acked();
-		if (streamedBefore) {
-			logger.warn("Temporary slot {} ended with its connection and was created again at {}: changes committed "
-					+ "between {} and {} were not delivered and cannot be; use a permanent slot (slot lifecycle "
-					+ "create-if-missing) to keep them across reconnects", this.config.slotName(), created, acked,
-					created);
-			this.config.listener().slotAdvanced(acked, created);
-		}
-		this.window.baseline(created);
 	}
 
 	private void checkSlot(boolean tookOver) {
@@ -742,85 +484,12 @@ final class DeliveryContract implements Runnable {
 			this.slotCheck.verify(tookOver);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not check the position of slot {}: {}", this.config.slotName(), describe(ex));
+			logger.warn("Could not check the position of slot {}: {}", this.config.slotName(), Failures.describe(ex));
 		}
 	}
 
 	private void pause(Duration duration) {
 		this.stop.pause(duration);
-	}
-
-	/**
-	 * Sorts a failure by what the consumer does about it.
-	 */
-	static Outcome classify(Throwable failure) {
-		if (failure instanceof HandlerFailedException) {
-			// A handler's exception is its own failure whatever its SQLState: only
-			// postlog's own connections fail as connection loss.
-			return Outcome.FATAL;
-		}
-		if (failure instanceof SlotInUseException) {
-			return Outcome.STANDBY;
-		}
-		if (failure instanceof ConnectionLostException || connectionFailed(failure)) {
-			return Outcome.CONNECTION;
-		}
-		if (failure instanceof SnapshotRefusedException || failure instanceof InvalidSnapshotNameException
-				|| failure instanceof SlotConflictException || failure instanceof SlotPluginMismatchException
-				|| (failure instanceof SnapshotReadException && failure.getCause() instanceof ValueDecodingException)) {
-			return Outcome.FATAL;
-		}
-		if (failure instanceof SlotNotFoundException || failure instanceof PublicationNotFoundException
-				|| failure instanceof InsufficientPrivilegeException || failure instanceof InvalidIdentifierException
-				|| failure instanceof WalLevelException || failure instanceof SlotLostException
-				|| failure instanceof ReplicationConsumerException || failure instanceof HandlerFailedException
-				|| failure instanceof PgOutputDecodingException || failure instanceof PluginDecodingException
-				|| failure instanceof DecoderRefusedException || failure instanceof RowDecodingException
-				|| failure instanceof ValueDecodingException || failure instanceof Error) {
-			return Outcome.FATAL;
-		}
-		return Outcome.OTHER;
-	}
-
-	/**
-	 * Returns whether a failure on an ordinary connection (a snapshot reader's, an admin
-	 * connection's) was the connection's: its cause keeps the server's SQLState.
-	 */
-	private static boolean connectionFailed(Throwable failure) {
-		return failure instanceof PostlogException && failure.getCause() instanceof SQLException sql
-				&& PgErrors.isConnectionFailure(sql);
-	}
-
-	/**
-	 * Describes a failure without a handler's own message, which may quote row values.
-	 */
-	static String describe(Throwable failure) {
-		if (failure instanceof HandlerFailedException && failure.getCause() != null) {
-			return failure.getMessage() + " (" + failure.getCause().getClass().getName() + ")";
-		}
-		if (failure instanceof PostlogException) {
-			return failure.getClass().getSimpleName() + ": " + failure.getMessage();
-		}
-		return failure.getClass().getName();
-	}
-
-	/**
-	 * What a failure leads to.
-	 */
-	enum Outcome {
-
-		/** Another process holds the slot: wait, using no attempts. */
-		STANDBY,
-
-		/** The connection is gone: reconnect, without a limit. */
-		CONNECTION,
-
-		/** Retrying cannot help: {@code FAILED}. */
-		FATAL,
-
-		/** Unexpected: retried within the retry policy's attempts. */
-		OTHER
-
 	}
 
 }

@@ -3,7 +3,6 @@ package io.postlog.consumer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -11,6 +10,7 @@ import java.util.function.Consumer;
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.Transaction;
 import org.jspecify.annotations.Nullable;
@@ -94,7 +94,7 @@ final class Dispatcher {
 		boolean buffering = false;
 		for (Subscription subscription : config.subscriptions()) {
 			AtomicBoolean interruptReported = new AtomicBoolean();
-			if (subscription.kind() == Subscription.Kind.CHANGE && subscription.concurrency() > 1) {
+			if (subscription.kind() == ListenerShape.Kind.CHANGE && subscription.concurrency() > 1) {
 				List<ListenerRunner> runners = new ArrayList<>();
 				for (int i = 0; i < subscription.concurrency(); i++) {
 					runners.add(new ListenerRunner(subscription, config.retryPolicy(), window, states,
@@ -108,7 +108,7 @@ final class Dispatcher {
 				ListenerRunner runner = new ListenerRunner(subscription, config.retryPolicy(), window, states,
 						config.listener(), stop, interruptReported, this.ledger, controls.get(subscription.id()));
 				this.targets.add(new SerialTarget(runner));
-				buffering |= subscription.kind() == Subscription.Kind.TRANSACTION;
+				buffering |= subscription.kind() == ListenerShape.Kind.TRANSACTION;
 			}
 		}
 		this.buffering = buffering;
@@ -387,7 +387,7 @@ final class Dispatcher {
 			// The sink's connection is likely gone with its transaction, which is then
 			// rolled back by the server: nothing of it is committed either way.
 			logger.debug("Rolling back the sink transaction of slot {} failed: {}", this.config.slotName(),
-					DeliveryContract.describe(ex));
+					Failures.describe(ex));
 		}
 		List<AckWindow.Entry> forgotten = new ArrayList<>(this.sinkEntries);
 		if (this.entry != null) {
@@ -430,7 +430,7 @@ final class Dispatcher {
 					logger.warn(
 							"Committing the sink transaction of slot {} at the end of its session failed; it "
 									+ "is delivered again from checkpoint {}: {}",
-							this.config.slotName(), this.checkpoint, DeliveryContract.describe(ex));
+							this.config.slotName(), this.checkpoint, Failures.describe(ex));
 				}
 			}
 		}
@@ -495,277 +495,6 @@ final class Dispatcher {
 
 	private void notifyTransaction(Transaction transaction, Duration handlerTime) {
 		this.config.listener().transactionDelivered(transaction, handlerTime);
-	}
-
-	/**
-	 * Where a subscription's share of the stream goes, with its progress.
-	 */
-	private abstract static class Target {
-
-		final Subscription subscription;
-
-		Target(Subscription subscription) {
-			this.subscription = subscription;
-		}
-
-		void begin() {
-		}
-
-		/**
-		 * Forgets the progress from a position on, for a subscription started again.
-		 * @param from the first commit LSN to deliver again
-		 */
-		void rewindBefore(Lsn from) {
-		}
-
-		long change(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
-			return 0;
-		}
-
-		long message(LogicalMessage message, AckWindow.Entry entry) {
-			return 0;
-		}
-
-		long commit(Transaction transaction, AckWindow.Entry entry) throws InterruptedException {
-			return 0;
-		}
-
-		long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
-			return 0;
-		}
-
-		long snapshotCommit(Transaction batch, AckWindow.Entry entry) throws InterruptedException {
-			return 0;
-		}
-
-		void awaitIdle() throws InterruptedException {
-		}
-
-		void close() {
-		}
-
-		/**
-		 * Forgets the progress past a checkpoint, after a rolled-back sink transaction.
-		 * @param checkpoint the checkpoint
-		 */
-		void resetTo(Lsn checkpoint) {
-		}
-
-		/** Whether a change at this position comes after {@code (lsn, index)}. */
-		static boolean after(Change change, long lsn, int index) {
-			int order = Long.compareUnsigned(change.commitLsn().value(), lsn);
-			return order > 0 || (order == 0 && change.index() > index);
-		}
-
-	}
-
-	/**
-	 * A subscription called on the delivery thread.
-	 */
-	private static final class SerialTarget extends Target {
-
-		private final ListenerRunner runner;
-
-		private long changeLsn;
-
-		private int changeIndex = -1;
-
-		private long transactionLsn;
-
-		private long messageLsn;
-
-		SerialTarget(ListenerRunner runner) {
-			super(runner.subscription());
-			this.runner = runner;
-		}
-
-		@Override
-		void rewindBefore(Lsn from) {
-			long lsn = from.value();
-			if (Long.compareUnsigned(this.changeLsn, lsn) >= 0) {
-				this.changeLsn = lsn;
-				this.changeIndex = -1;
-			}
-			// A transaction or message at the position itself is delivered again.
-			if (Long.compareUnsigned(this.transactionLsn, lsn) >= 0) {
-				this.transactionLsn = lsn - 1;
-			}
-			if (Long.compareUnsigned(this.messageLsn, lsn) >= 0) {
-				this.messageLsn = lsn - 1;
-			}
-		}
-
-		@Override
-		void resetTo(Lsn checkpoint) {
-			long lsn = checkpoint.value();
-			if (Long.compareUnsigned(this.changeLsn, lsn) > 0) {
-				this.changeLsn = lsn;
-				this.changeIndex = Integer.MAX_VALUE;
-			}
-			if (Long.compareUnsigned(this.transactionLsn, lsn) > 0) {
-				this.transactionLsn = lsn;
-			}
-			if (Long.compareUnsigned(this.messageLsn, lsn) > 0) {
-				this.messageLsn = lsn;
-			}
-		}
-
-		@Override
-		long change(Event.ChangeArrived arrived, AckWindow.Entry entry) {
-			Change change = arrived.change();
-			if (this.subscription.kind() != Subscription.Kind.CHANGE
-					|| !after(change, this.changeLsn, this.changeIndex)) {
-				return 0;
-			}
-			long nanos = this.subscription.accepts(change) ? this.runner.change(change, entry) : 0;
-			this.changeLsn = change.commitLsn().value();
-			this.changeIndex = change.index();
-			return nanos;
-		}
-
-		@Override
-		long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) {
-			Change change = arrived.change();
-			return (this.subscription.kind() == Subscription.Kind.CHANGE && this.subscription.accepts(change))
-					? this.runner.change(change, entry) : 0;
-		}
-
-		@Override
-		long snapshotCommit(Transaction batch, AckWindow.Entry entry) {
-			return (this.subscription.kind() == Subscription.Kind.TRANSACTION) ? deliver(batch, entry) : 0;
-		}
-
-		@Override
-		long message(LogicalMessage message, AckWindow.Entry entry) {
-			if (this.subscription.kind() != Subscription.Kind.MESSAGE
-					|| Long.compareUnsigned(message.lsn().value(), this.messageLsn) <= 0) {
-				return 0;
-			}
-			long nanos = this.runner.message(message, entry);
-			this.messageLsn = message.lsn().value();
-			return nanos;
-		}
-
-		@Override
-		long commit(Transaction transaction, AckWindow.Entry entry) {
-			if (this.subscription.kind() != Subscription.Kind.TRANSACTION
-					|| Long.compareUnsigned(transaction.commitLsn().value(), this.transactionLsn) <= 0) {
-				return 0;
-			}
-			long nanos = deliver(transaction, entry);
-			this.transactionLsn = transaction.commitLsn().value();
-			return nanos;
-		}
-
-		/** Calls the handler with the changes it accepts, if there are any. */
-		private long deliver(Transaction transaction, AckWindow.Entry entry) {
-			List<Change> matching = new ArrayList<>(transaction.changes().size());
-			for (Change change : transaction.changes()) {
-				if (this.subscription.accepts(change)) {
-					matching.add(change);
-				}
-			}
-			if (matching.isEmpty()) {
-				return 0;
-			}
-			Transaction given = (matching.size() == transaction.changes().size()) ? transaction
-					: new Transaction(transaction.xid(), transaction.commitLsn(), transaction.endLsn(),
-							transaction.commitTime(), transaction.origin(), matching);
-			return this.runner.transaction(given, entry);
-		}
-
-	}
-
-	/**
-	 * A change subscription on lanes.
-	 */
-	private static final class LaneTarget extends Target {
-
-		private final Lanes lanes;
-
-		private final BitSet used;
-
-		private long changeLsn;
-
-		private int changeIndex = -1;
-
-		LaneTarget(Lanes lanes) {
-			super(lanes.subscription());
-			this.lanes = lanes;
-			this.used = new BitSet(lanes.size());
-		}
-
-		@Override
-		void rewindBefore(Lsn from) {
-			if (Long.compareUnsigned(this.changeLsn, from.value()) >= 0) {
-				this.changeLsn = from.value();
-				this.changeIndex = -1;
-			}
-		}
-
-		@Override
-		void begin() {
-			this.used.clear();
-		}
-
-		@Override
-		long change(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
-			Change change = arrived.change();
-			if (!after(change, this.changeLsn, this.changeIndex)) {
-				return 0;
-			}
-			this.changeLsn = change.commitLsn().value();
-			this.changeIndex = change.index();
-			if (!this.subscription.accepts(change)) {
-				return 0;
-			}
-			int lane = this.lanes.laneOf(arrived.route());
-			if (arrived.previousRoute() != arrived.route()) {
-				int previous = this.lanes.laneOf(arrived.previousRoute());
-				if (previous != lane) {
-					this.lanes.awaitIdle(previous);
-				}
-			}
-			this.used.set(lane);
-			this.lanes.dispatch(lane, change, entry, arrived.bytes());
-			return 0;
-		}
-
-		@Override
-		long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
-			if (!this.subscription.accepts(arrived.change())) {
-				return 0;
-			}
-			int lane = this.lanes.laneOf(arrived.route());
-			this.used.set(lane);
-			this.lanes.dispatch(lane, arrived.change(), entry, arrived.bytes());
-			return 0;
-		}
-
-		@Override
-		long snapshotCommit(Transaction batch, AckWindow.Entry entry) throws InterruptedException {
-			return commit(batch, entry);
-		}
-
-		@Override
-		long commit(Transaction transaction, AckWindow.Entry entry) throws InterruptedException {
-			for (int lane = this.used.nextSetBit(0); lane >= 0; lane = this.used.nextSetBit(lane + 1)) {
-				this.lanes.commit(lane, entry);
-			}
-			this.used.clear();
-			return 0;
-		}
-
-		@Override
-		void awaitIdle() throws InterruptedException {
-			this.lanes.awaitIdle();
-		}
-
-		@Override
-		void close() {
-			this.lanes.close();
-		}
-
 	}
 
 }

@@ -1,5 +1,7 @@
 package io.postlog.consumer;
 
+import io.postlog.ReplicationConsumerException;
+
 /**
  * A subscription the consumer's checkpoint store cannot serve: a transactional store
  * needs every handler to run serially on the delivery thread and be done when it returns,

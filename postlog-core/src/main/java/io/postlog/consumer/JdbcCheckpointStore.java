@@ -11,6 +11,8 @@ import javax.sql.DataSource;
 import io.postlog.Lsn;
 import io.postlog.PostlogException;
 import io.postlog.admin.PgErrors;
+import io.postlog.consumer.checkpoint.CheckpointStoreException;
+import io.postlog.consumer.checkpoint.CheckpointTable;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

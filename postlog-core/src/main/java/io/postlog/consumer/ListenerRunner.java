@@ -257,7 +257,7 @@ final class ListenerRunner {
 		}
 		catch (Exception ex) {
 			stop = new HandlerFailedException(
-					exhausted.getMessage() + "; its error handler failed with " + DeliveryContract.describe(ex),
+					exhausted.getMessage() + "; its error handler failed with " + Failures.describe(ex),
 					exhausted.subscriptionId(), exhausted.lsn(), exhausted.attempts(), exhausted.change(),
 					exhausted.transaction(), exhausted.logicalMessage(), exhausted.getCause());
 			stop.addSuppressed(ex);
@@ -272,27 +272,8 @@ final class ListenerRunner {
 
 	private @Nullable Throwable invoke(@Nullable Change change, @Nullable Transaction transaction,
 			@Nullable LogicalMessage message, @Nullable Acknowledgment acknowledgment) {
-		Object handler = this.subscription.handler();
 		try {
-			if (change != null) {
-				if (acknowledgment != null) {
-					((AcknowledgingChangeHandler) handler).handle(change, acknowledgment);
-				}
-				else {
-					((ChangeHandler) handler).handle(change);
-				}
-			}
-			else if (transaction != null) {
-				if (acknowledgment != null) {
-					((AcknowledgingTransactionHandler) handler).handle(transaction, acknowledgment);
-				}
-				else {
-					((TransactionHandler) handler).handle(transaction);
-				}
-			}
-			else {
-				((MessageHandler) handler).handle(message);
-			}
+			this.subscription.shape().call(change, transaction, message, acknowledgment);
 			return null;
 		}
 		catch (VirtualMachineError ex) {

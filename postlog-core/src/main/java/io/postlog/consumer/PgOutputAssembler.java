@@ -7,6 +7,7 @@ import java.util.List;
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Operation;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.decoder.StreamDecoder;

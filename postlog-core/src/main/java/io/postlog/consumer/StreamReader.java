@@ -355,7 +355,7 @@ final class StreamReader implements Runnable {
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Releasing the buffered transactions of slot {} failed: {}", this.slotName,
-					DeliveryContract.describe(ex));
+					Failures.describe(ex));
 		}
 		try {
 			this.stream.close();

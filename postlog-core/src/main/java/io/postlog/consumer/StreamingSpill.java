@@ -1,5 +1,6 @@
 package io.postlog.consumer;
 
+import io.postlog.consumer.spill.StreamedTransactions;
 import org.jspecify.annotations.Nullable;
 
 /**

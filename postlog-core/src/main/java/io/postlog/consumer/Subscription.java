@@ -15,19 +15,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Subscription {
 
-	enum Kind {
-
-		CHANGE, TRANSACTION, MESSAGE
-
-	}
-
 	private final String id;
 
-	private final Kind kind;
-
-	private final Object handler;
-
-	private final boolean acknowledging;
+	private final ListenerShape shape;
 
 	private final int concurrency;
 
@@ -37,20 +27,14 @@ public final class Subscription {
 
 	private final boolean autoStartup;
 
-	private Subscription(String id, Kind kind, Object handler, boolean acknowledging, int concurrency,
-			@Nullable Predicate<Change> filter, ErrorHandler errorHandler) {
-		this(id, kind, handler, acknowledging, concurrency, filter, errorHandler, true);
+	private Subscription(String id, ListenerShape shape) {
+		this(id, shape, 1, null, ErrorHandler.STOP, true);
 	}
 
-	private Subscription(String id, Kind kind, Object handler, boolean acknowledging, int concurrency,
-			@Nullable Predicate<Change> filter, ErrorHandler errorHandler, boolean autoStartup) {
-		if (id == null || id.isBlank()) {
-			throw new IllegalArgumentException("A subscription needs an id");
-		}
-		this.id = id;
-		this.kind = kind;
-		this.handler = Objects.requireNonNull(handler, "handler");
-		this.acknowledging = acknowledging;
+	private Subscription(String id, ListenerShape shape, int concurrency, @Nullable Predicate<Change> filter,
+			ErrorHandler errorHandler, boolean autoStartup) {
+		this.id = requireId(id);
+		this.shape = shape;
 		this.concurrency = concurrency;
 		this.filter = filter;
 		this.errorHandler = Objects.requireNonNull(errorHandler, "errorHandler");
@@ -64,7 +48,7 @@ public final class Subscription {
 	 * @return the subscription
 	 */
 	public static Subscription onChange(String id, ChangeHandler handler) {
-		return new Subscription(id, Kind.CHANGE, handler, false, 1, null, ErrorHandler.STOP);
+		return new Subscription(requireId(id), new ListenerShape.OfChange(Objects.requireNonNull(handler, "handler")));
 	}
 
 	/**
@@ -74,7 +58,8 @@ public final class Subscription {
 	 * @return the subscription
 	 */
 	public static Subscription onChange(String id, AcknowledgingChangeHandler handler) {
-		return new Subscription(id, Kind.CHANGE, handler, true, 1, null, ErrorHandler.STOP);
+		return new Subscription(requireId(id),
+				new ListenerShape.OfAcknowledgingChange(Objects.requireNonNull(handler, "handler")));
 	}
 
 	/**
@@ -85,7 +70,8 @@ public final class Subscription {
 	 * @return the subscription
 	 */
 	public static Subscription onTransaction(String id, TransactionHandler handler) {
-		return new Subscription(id, Kind.TRANSACTION, handler, false, 1, null, ErrorHandler.STOP);
+		return new Subscription(requireId(id),
+				new ListenerShape.OfTransaction(Objects.requireNonNull(handler, "handler")));
 	}
 
 	/**
@@ -95,7 +81,8 @@ public final class Subscription {
 	 * @return the subscription
 	 */
 	public static Subscription onTransaction(String id, AcknowledgingTransactionHandler handler) {
-		return new Subscription(id, Kind.TRANSACTION, handler, true, 1, null, ErrorHandler.STOP);
+		return new Subscription(requireId(id),
+				new ListenerShape.OfAcknowledgingTransaction(Objects.requireNonNull(handler, "handler")));
 	}
 
 	/**
@@ -105,7 +92,7 @@ public final class Subscription {
 	 * @return the subscription
 	 */
 	public static Subscription onMessage(String id, MessageHandler handler) {
-		return new Subscription(id, Kind.MESSAGE, handler, false, 1, null, ErrorHandler.STOP);
+		return new Subscription(requireId(id), new ListenerShape.OfMessage(Objects.requireNonNull(handler, "handler")));
 	}
 
 	/**
@@ -119,13 +106,12 @@ public final class Subscription {
 	 * another kind of handler
 	 */
 	public Subscription withConcurrency(int lanes) {
-		if (lanes < 1 || (lanes > 1 && this.kind != Kind.CHANGE)) {
+		if (lanes < 1 || (lanes > 1 && kind() != ListenerShape.Kind.CHANGE)) {
 			throw new IllegalArgumentException("Concurrency of subscription '" + this.id + "' must be 1"
-					+ ((this.kind == Kind.CHANGE) ? " or more" : " (only change handlers run on lanes)") + " but was "
-					+ lanes);
+					+ ((kind() == ListenerShape.Kind.CHANGE) ? " or more" : " (only change handlers run on lanes)")
+					+ " but was " + lanes);
 		}
-		return new Subscription(this.id, this.kind, this.handler, this.acknowledging, lanes, this.filter,
-				this.errorHandler, this.autoStartup);
+		return new Subscription(this.id, this.shape, lanes, this.filter, this.errorHandler, this.autoStartup);
 	}
 
 	/**
@@ -135,8 +121,8 @@ public final class Subscription {
 	 * @return the copy
 	 */
 	public Subscription withFilter(Predicate<Change> filter) {
-		return new Subscription(this.id, this.kind, this.handler, this.acknowledging, this.concurrency,
-				Objects.requireNonNull(filter, "filter"), this.errorHandler, this.autoStartup);
+		return new Subscription(this.id, this.shape, this.concurrency, Objects.requireNonNull(filter, "filter"),
+				this.errorHandler, this.autoStartup);
 	}
 
 	/**
@@ -145,8 +131,7 @@ public final class Subscription {
 	 * @return the copy
 	 */
 	public Subscription withErrorHandler(ErrorHandler errorHandler) {
-		return new Subscription(this.id, this.kind, this.handler, this.acknowledging, this.concurrency, this.filter,
-				errorHandler, this.autoStartup);
+		return new Subscription(this.id, this.shape, this.concurrency, this.filter, errorHandler, this.autoStartup);
 	}
 
 	/**
@@ -157,8 +142,7 @@ public final class Subscription {
 	 * @return the copy
 	 */
 	public Subscription withAutoStartup(boolean autoStartup) {
-		return new Subscription(this.id, this.kind, this.handler, this.acknowledging, this.concurrency, this.filter,
-				this.errorHandler, autoStartup);
+		return new Subscription(this.id, this.shape, this.concurrency, this.filter, this.errorHandler, autoStartup);
 	}
 
 	/**
@@ -190,15 +174,15 @@ public final class Subscription {
 	 * @return {@code true} for acknowledging handlers
 	 */
 	public boolean acknowledging() {
-		return this.acknowledging;
+		return this.shape.acknowledging();
 	}
 
-	Kind kind() {
-		return this.kind;
+	ListenerShape.Kind kind() {
+		return this.shape.kind();
 	}
 
-	Object handler() {
-		return this.handler;
+	ListenerShape shape() {
+		return this.shape;
 	}
 
 	boolean accepts(Change change) {
@@ -209,9 +193,16 @@ public final class Subscription {
 		return this.errorHandler;
 	}
 
+	private static String requireId(String id) {
+		if (id == null || id.isBlank()) {
+			throw new IllegalArgumentException("A subscription needs an id");
+		}
+		return id;
+	}
+
 	@Override
 	public String toString() {
-		return "Subscription[" + this.id + ", " + this.kind + ", concurrency " + this.concurrency + "]";
+		return "Subscription[" + this.id + ", " + kind() + ", concurrency " + this.concurrency + "]";
 	}
 
 }

@@ -29,7 +29,7 @@ public final class SubscriptionControl {
 
 	private final String id;
 
-	private final SubscriptionControls owner;
+	private final Owner owner;
 
 	private volatile SubscriptionState state;
 
@@ -50,7 +50,7 @@ public final class SubscriptionControl {
 	/** The outstanding acknowledgement last warned of, past the bound. */
 	private volatile @Nullable PendingAcknowledgment stalled;
 
-	SubscriptionControl(String id, boolean autoStartup, SubscriptionControls owner) {
+	SubscriptionControl(String id, boolean autoStartup, Owner owner) {
 		this.id = id;
 		this.owner = owner;
 		this.delivering = autoStartup;
@@ -293,6 +293,40 @@ public final class SubscriptionControl {
 	@Override
 	public String toString() {
 		return "SubscriptionControl[" + this.id + ", " + this.state + "]";
+	}
+
+	/**
+	 * What a control reports to and asks of the consumer's set of controls.
+	 */
+	interface Owner {
+
+		/**
+		 * Refuses requests where subscriptions cannot hold positions of their own.
+		 * @param id the subscription that asks
+		 * @throws IllegalStateException if subscriptions cannot be started and stopped
+		 * alone
+		 */
+		void requireIndependent(String id);
+
+		/**
+		 * Returns whether each subscription holds a position of its own.
+		 * @return {@code true} if subscriptions can stop and start alone
+		 */
+		boolean independent();
+
+		/**
+		 * Takes note of a request, after the control recorded it.
+		 */
+		void requested();
+
+		/**
+		 * Tells the listener of a move.
+		 * @param control the subscription that moved
+		 * @param previous the state it left
+		 * @param cause the failure behind it, or {@code null}
+		 */
+		void changed(SubscriptionControl control, SubscriptionState previous, @Nullable Throwable cause);
+
 	}
 
 }

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * delivery thread pays one volatile read per transaction for them. Also warns of
  * acknowledgements outstanding past a bound. Thread-safe.
  */
-final class SubscriptionControls {
+final class SubscriptionControls implements SubscriptionControl.Owner {
 
 	private static final Logger logger = LoggerFactory.getLogger(SubscriptionControls.class);
 
@@ -81,7 +81,8 @@ final class SubscriptionControls {
 	 * @param id the subscription that asks
 	 * @throws IllegalStateException if subscriptions cannot be started and stopped alone
 	 */
-	void requireIndependent(String id) {
+	@Override
+	public void requireIndependent(String id) {
 		if (!this.independent) {
 			throw new IllegalStateException("Subscription '" + id + "' of slot " + this.slotName + " cannot be "
 					+ "started, stopped or paused alone: a transactional checkpoint store keeps one position for "
@@ -90,14 +91,16 @@ final class SubscriptionControls {
 		}
 	}
 
-	boolean independent() {
+	@Override
+	public boolean independent() {
 		return this.independent;
 	}
 
 	/**
 	 * Takes note of a request, after the control recorded it.
 	 */
-	void requested() {
+	@Override
+	public void requested() {
 		this.attention = true;
 		this.startWaiting = true;
 	}
@@ -131,7 +134,8 @@ final class SubscriptionControls {
 	 * @param previous the state it left
 	 * @param cause the failure behind it, or {@code null}
 	 */
-	void changed(SubscriptionControl control, SubscriptionState previous, @Nullable Throwable cause) {
+	@Override
+	public void changed(SubscriptionControl control, SubscriptionState previous, @Nullable Throwable cause) {
 		// Guarded once, where the configuration is made (GuardedConsumerListener).
 		this.listener.subscriptionStateChanged(control, previous, cause);
 	}

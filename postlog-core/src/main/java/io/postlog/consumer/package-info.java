@@ -1,5 +1,23 @@
 /**
  * The replication consumer: ordered, at-least-once delivery to handlers.
+ * <p>
+ * This package is the API ({@link io.postlog.consumer.ReplicationConsumer} and its
+ * builder, the handler interfaces, {@link io.postlog.consumer.Subscription},
+ * {@link io.postlog.consumer.CheckpointStore}, the states and the observer) and the
+ * consumer's loop, which builds everything below it. The rooms below depend on
+ * {@code io.postlog} and the other core packages, never on this one, so that the package
+ * graph has no cycle (checked by {@code ArchitectureTests}):
+ * <ul>
+ * <li>{@code io.postlog.consumer.spill}: streamed (large, in-progress) transactions on
+ * the heap and in spill files until their commit;</li>
+ * <li>{@code io.postlog.consumer.checkpoint}: the table a JDBC checkpoint store keeps its
+ * positions in, and the store's errors.</li>
+ * </ul>
+ * A handler's shape is resolved once, when its {@code Subscription} is made, into the
+ * sealed {@code ListenerShape} delivery calls; the observer is called only through
+ * {@link io.postlog.consumer.GuardedConsumerListener}. Types that are public only so
+ * another postlog package can use them say so in their javadoc: they are internal, not
+ * API.
  */
 @NullMarked
 package io.postlog.consumer;

@@ -2,6 +2,7 @@ package io.postlog.consumer;
 
 import java.util.List;
 
+import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.decoder.PgLogicalDecoder;
 import io.postlog.decoder.PgOutputLogicalDecoder;

@@ -271,7 +271,7 @@ class DeliveryContractTests {
 		assertThat(consumer.ackedLsn()).isEqualTo(tx.commitLsn());
 		HandlerFailedException failure = new HandlerFailedException("failed", "own-connection", tx.commitLsn(), 4, null,
 				null, null, new java.sql.SQLException("connection refused", "08006"));
-		assertThat(DeliveryContract.classify(failure)).isEqualTo(DeliveryContract.Outcome.FATAL);
+		assertThat(Failures.classify(failure)).isEqualTo(Failures.Outcome.FATAL);
 	}
 
 	@Test

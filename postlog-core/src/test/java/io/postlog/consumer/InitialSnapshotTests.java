@@ -15,6 +15,7 @@ import io.postlog.Acknowledgment;
 import io.postlog.Change;
 import io.postlog.Lsn;
 import io.postlog.Operation;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.Transaction;
@@ -111,19 +112,17 @@ class InitialSnapshotTests {
 
 	@Test
 	void snapshotFailuresAreClassifiedByWhatRetryingCanDo() {
-		assertThat(DeliveryContract.classify(new SnapshotRefusedException("no")))
-			.isEqualTo(DeliveryContract.Outcome.FATAL);
-		assertThat(DeliveryContract.classify(new InvalidSnapshotNameException("x'; DROP")))
-			.isEqualTo(DeliveryContract.Outcome.FATAL);
-		assertThat(DeliveryContract.classify(new SnapshotReadException("decoding", TABLE, "1 of 1",
+		assertThat(Failures.classify(new SnapshotRefusedException("no"))).isEqualTo(Failures.Outcome.FATAL);
+		assertThat(Failures.classify(new InvalidSnapshotNameException("x'; DROP"))).isEqualTo(Failures.Outcome.FATAL);
+		assertThat(Failures.classify(new SnapshotReadException("decoding", TABLE, "1 of 1",
 				new ValueDecodingException(1700, "bad numeric"))))
-			.isEqualTo(DeliveryContract.Outcome.FATAL);
-		assertThat(DeliveryContract
+			.isEqualTo(Failures.Outcome.FATAL);
+		assertThat(Failures
 			.classify(new SnapshotReadException("reading", TABLE, "1 of 1", new SQLException("gone", "08006"))))
-			.isEqualTo(DeliveryContract.Outcome.CONNECTION);
-		assertThat(DeliveryContract
+			.isEqualTo(Failures.Outcome.CONNECTION);
+		assertThat(Failures
 			.classify(new SnapshotReadException("reading", TABLE, "1 of 1", new SQLException("canceled", "57014"))))
-			.isEqualTo(DeliveryContract.Outcome.OTHER);
+			.isEqualTo(Failures.Outcome.OTHER);
 	}
 
 	@Test

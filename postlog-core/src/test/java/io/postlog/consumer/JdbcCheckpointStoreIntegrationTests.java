@@ -17,6 +17,8 @@ import io.postlog.admin.InvalidIdentifierException;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.consumer.checkpoint.CheckpointConflictException;
+import io.postlog.consumer.checkpoint.CheckpointStoreException;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.AfterEach;

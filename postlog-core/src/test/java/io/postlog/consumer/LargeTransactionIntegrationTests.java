@@ -12,6 +12,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.postlog.Lsn;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.ReplicationAdmin;

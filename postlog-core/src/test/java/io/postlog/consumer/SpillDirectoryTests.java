@@ -6,13 +6,17 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.stream.Stream;
 
+import io.postlog.consumer.spill.SpillDirectory;
+import io.postlog.consumer.spill.SpillDirectoryException;
+import io.postlog.consumer.spill.StreamedTransactions;
+import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.test.crash.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import static io.postlog.consumer.StreamMessages.block;
-import static io.postlog.consumer.StreamMessages.insert;
-import static io.postlog.consumer.StreamMessages.relation;
+import static io.postlog.consumer.spill.StreamMessages.block;
+import static io.postlog.consumer.spill.StreamMessages.insert;
+import static io.postlog.consumer.spill.StreamMessages.relation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 

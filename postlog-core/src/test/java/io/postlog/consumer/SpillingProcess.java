@@ -2,9 +2,12 @@ package io.postlog.consumer;
 
 import java.nio.file.Path;
 
-import static io.postlog.consumer.StreamMessages.block;
-import static io.postlog.consumer.StreamMessages.insert;
-import static io.postlog.consumer.StreamMessages.relation;
+import io.postlog.consumer.spill.StreamedTransactions;
+import io.postlog.consumer.spill.StreamingOptions;
+
+import static io.postlog.consumer.spill.StreamMessages.block;
+import static io.postlog.consumer.spill.StreamMessages.insert;
+import static io.postlog.consumer.spill.StreamMessages.relation;
 
 /**
  * A process that spills a streamed transaction, says where, and waits to be killed.

@@ -16,6 +16,9 @@ import java.util.stream.Stream;
 
 import io.postlog.Change;
 import io.postlog.Lsn;
+import io.postlog.consumer.spill.SpillDirectory;
+import io.postlog.consumer.spill.StreamedTransactions;
+import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;

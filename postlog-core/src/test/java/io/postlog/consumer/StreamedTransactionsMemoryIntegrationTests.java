@@ -12,6 +12,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
+import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import io.postlog.test.crash.ChildJvm;

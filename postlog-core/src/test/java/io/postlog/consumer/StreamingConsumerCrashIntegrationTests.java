@@ -10,6 +10,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import io.postlog.Lsn;
+import io.postlog.consumer.spill.SpillDirectory;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import io.postlog.test.crash.ChildJvm;

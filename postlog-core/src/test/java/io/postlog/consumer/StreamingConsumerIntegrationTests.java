@@ -18,6 +18,8 @@ import io.postlog.Change;
 import io.postlog.Lsn;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.consumer.spill.SpillDirectory;
+import io.postlog.consumer.spill.SpillLimitExceededException;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.jspecify.annotations.Nullable;

@@ -15,6 +15,10 @@ import java.util.stream.Stream;
 
 import io.postlog.Change;
 import io.postlog.Lsn;
+import io.postlog.ReplicationConsumerException;
+import io.postlog.consumer.spill.SpillDirectory;
+import io.postlog.consumer.spill.SpillLimitExceededException;
+import io.postlog.consumer.spill.StreamMessages;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.pgoutput.PgOutputWriter;
 import io.postlog.stream.StreamRequest;

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.postlog.Acknowledgment;
 import io.postlog.Change;
 import io.postlog.Lsn;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
 import org.junit.jupiter.api.AfterEach;

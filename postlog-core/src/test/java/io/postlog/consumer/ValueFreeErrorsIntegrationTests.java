@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.postlog.TableId;
+import io.postlog.consumer.checkpoint.CheckpointStoreException;
 import io.postlog.pgoutput.RowDecodingException;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;

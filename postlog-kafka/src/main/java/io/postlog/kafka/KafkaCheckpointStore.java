@@ -5,8 +5,8 @@ import java.time.Instant;
 import java.util.function.Function;
 
 import io.postlog.Lsn;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.consumer.CheckpointStore;
-import io.postlog.consumer.ReplicationConsumerException;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;

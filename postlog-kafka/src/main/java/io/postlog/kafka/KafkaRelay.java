@@ -11,12 +11,12 @@ import java.util.Set;
 import javax.sql.DataSource;
 
 import io.postlog.Lsn;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.ReplicationConsumer;
-import io.postlog.consumer.ReplicationConsumerException;
 import org.apache.kafka.clients.admin.Admin;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;

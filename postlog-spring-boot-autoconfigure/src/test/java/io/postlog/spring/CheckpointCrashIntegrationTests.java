@@ -15,7 +15,7 @@ import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 import io.postlog.Lsn;
-import io.postlog.consumer.CheckpointTable;
+import io.postlog.consumer.checkpoint.CheckpointTable;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import io.postlog.test.crash.ChildJvm;

@@ -1,7 +1,6 @@
 package io.postlog.spring.boot.autoconfigure;
 
-import io.postlog.consumer.CheckpointStoreException;
-
+import io.postlog.consumer.checkpoint.CheckpointStoreException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

@@ -8,22 +8,21 @@ import javax.sql.DataSource;
 import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.consumer.ReplicationConsumer;
+import io.postlog.consumer.RetryPolicy;
+import io.postlog.consumer.checkpoint.CheckpointStoreException;
+import io.postlog.consumer.checkpoint.CheckpointTable;
 import io.postlog.decoder.LogicalDecoder;
 import io.postlog.decoder.PgLogicalDecoder;
 import io.postlog.decoder.PgOutputLogicalDecoder;
 import io.postlog.decoder.Wal2JsonDecoder;
 import io.postlog.heartbeat.HeartbeatTracker;
+import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogServerPoller;
 import io.postlog.spring.PostlogSlotMonitor;
-import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.stream.ReplicationConnectionFactory;
 import org.jspecify.annotations.Nullable;
-
-import io.postlog.consumer.CheckpointStoreException;
-import io.postlog.consumer.CheckpointTable;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;

@@ -1,7 +1,6 @@
 package io.postlog.spring.boot.autoconfigure;
 
-import io.postlog.consumer.SpillDirectoryException;
-
+import io.postlog.consumer.spill.SpillDirectoryException;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 

@@ -10,12 +10,11 @@ import io.postlog.Lsn;
 import io.postlog.admin.ConnectionLostException;
 import io.postlog.admin.PgErrors;
 import io.postlog.consumer.CheckpointStore;
-import io.postlog.consumer.CheckpointStoreException;
-import io.postlog.consumer.CheckpointTable;
+import io.postlog.consumer.checkpoint.CheckpointStoreException;
+import io.postlog.consumer.checkpoint.CheckpointTable;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.datasource.DataSourceUtils;

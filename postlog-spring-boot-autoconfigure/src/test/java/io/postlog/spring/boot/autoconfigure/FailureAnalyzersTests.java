@@ -10,14 +10,13 @@ import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotNotFoundException;
 import io.postlog.admin.SlotPluginMismatchException;
 import io.postlog.admin.WalLevelException;
-import io.postlog.consumer.SpillDirectoryException;
+import io.postlog.consumer.spill.SpillDirectoryException;
 import io.postlog.spring.ListenerBindingException;
 import io.postlog.spring.ListenerTableNotFoundException;
 import io.postlog.spring.ReplicaIdentityMissingException;
 import io.postlog.spring.TableNotOwnedException;
 import io.postlog.spring.TableNotPublishedException;
 import org.junit.jupiter.api.Test;
-
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 

@@ -2,7 +2,7 @@ package io.postlog.spring.boot.autoconfigure;
 
 import io.postlog.TableId;
 import io.postlog.consumer.CheckpointStore;
-import io.postlog.consumer.CheckpointTable;
+import io.postlog.consumer.checkpoint.CheckpointTable;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.heartbeat.HeartbeatWriter;

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.spill;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

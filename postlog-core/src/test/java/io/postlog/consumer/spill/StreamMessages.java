@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.spill;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -17,25 +17,25 @@ import io.postlog.pgoutput.TupleValue;
  * Builds pgoutput messages as a stream block carries them (the xid after the type byte)
  * and reads replays back, for tests of {@link StreamedTransactions}.
  */
-final class StreamMessages {
+public final class StreamMessages {
 
-	static final Instant TIME = Instant.parse("2024-05-06T07:08:09.123456Z");
+	public static final Instant TIME = Instant.parse("2024-05-06T07:08:09.123456Z");
 
-	static final int TABLE = 16385;
+	public static final int TABLE = 16385;
 
 	private StreamMessages() {
 	}
 
-	static PgOutputMessage.Relation relation() {
+	public static PgOutputMessage.Relation relation() {
 		return relation(TABLE, "items");
 	}
 
-	static PgOutputMessage.Relation relation(int relationId, String name) {
+	public static PgOutputMessage.Relation relation(int relationId, String name) {
 		return new PgOutputMessage.Relation(null, relationId, "public", name, 'd',
 				List.of(new PgOutputMessage.Column(1, "id", 23, -1), new PgOutputMessage.Column(0, "payload", 25, -1)));
 	}
 
-	static PgOutputMessage.Insert insert(int id, String payload) {
+	public static PgOutputMessage.Insert insert(int id, String payload) {
 		return new PgOutputMessage.Insert(null, TABLE,
 				new TupleData(List.of(text(Integer.toString(id)), text(payload))));
 	}
@@ -48,7 +48,7 @@ final class StreamMessages {
 	 * Encodes a protocol 1 message as it arrives inside a stream block of a
 	 * (sub)transaction.
 	 */
-	static ByteBuffer inBlock(long xid, PgOutputMessage message) {
+	public static ByteBuffer inBlock(long xid, PgOutputMessage message) {
 		byte[] plain = PgOutputWriter.write(message);
 		if (message instanceof PgOutputMessage.Origin) {
 			return ByteBuffer.wrap(plain);
@@ -58,20 +58,20 @@ final class StreamMessages {
 		return streamed.flip();
 	}
 
-	static PgOutputMessage.StreamStart start(long xid, boolean first) {
+	public static PgOutputMessage.StreamStart start(long xid, boolean first) {
 		return new PgOutputMessage.StreamStart(xid, first);
 	}
 
-	static PgOutputMessage.StreamCommit commit(long xid, long commitLsn) {
+	public static PgOutputMessage.StreamCommit commit(long xid, long commitLsn) {
 		return new PgOutputMessage.StreamCommit(xid, 0, Lsn.of(commitLsn), Lsn.of(commitLsn + 48), TIME);
 	}
 
-	static PgOutputMessage.StreamAbort abort(long xid, long subXid) {
+	public static PgOutputMessage.StreamAbort abort(long xid, long subXid) {
 		return new PgOutputMessage.StreamAbort(xid, subXid, null, null);
 	}
 
 	/** Feeds one block of messages of a (sub)transaction. */
-	static void block(StreamedTransactions streams, long xid, boolean first, long recordXid,
+	public static void block(StreamedTransactions streams, long xid, boolean first, long recordXid,
 			PgOutputMessage... messages) {
 		streams.start(start(xid, first));
 		for (PgOutputMessage message : messages) {
@@ -81,7 +81,7 @@ final class StreamMessages {
 	}
 
 	/** Decodes a whole replay as protocol 1 messages, closing it. */
-	static List<PgOutputMessage> drain(Replay replay) {
+	public static List<PgOutputMessage> drain(Replay replay) {
 		List<PgOutputMessage> messages = new ArrayList<>();
 		try (replay) {
 			while (replay.hasNext()) {
@@ -92,7 +92,8 @@ final class StreamMessages {
 	}
 
 	/** The messages a protocol 1 stream would have sent for the replayed transaction. */
-	static List<PgOutputMessage> asProtocolOne(PgOutputMessage.StreamCommit commit, PgOutputMessage... messages) {
+	public static List<PgOutputMessage> asProtocolOne(PgOutputMessage.StreamCommit commit,
+			PgOutputMessage... messages) {
 		List<PgOutputMessage> expected = new ArrayList<>();
 		expected.add(new PgOutputMessage.Begin(commit.commitLsn(), commit.commitTime(), commit.xid()));
 		expected.addAll(List.of(messages));

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.spill;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;

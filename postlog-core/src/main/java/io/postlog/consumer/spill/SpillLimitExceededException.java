@@ -1,4 +1,6 @@
-package io.postlog.consumer;
+package io.postlog.consumer.spill;
+
+import io.postlog.ReplicationConsumerException;
 
 /**
  * A streamed transaction needs more spill space than the configured maximum. Retrying

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.spill;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
+import java.util.function.Consumer;
 import java.util.zip.CRC32C;
 
 import io.postlog.pgoutput.PgOutputMessage;
@@ -25,8 +26,10 @@ import org.jspecify.annotations.Nullable;
  * spill file; it runs by itself once the Commit has been passed on, and must be called
  * when the iteration is abandoned. Not thread-safe: used on the thread that owns the
  * {@link StreamedTransactions} it came from.
+ * <p>
+ * Internal: public for the consumer's use, not API.
  */
-final class Replay implements Iterator<ByteBuffer>, AutoCloseable {
+public final class Replay implements Iterator<ByteBuffer>, AutoCloseable {
 
 	private static final long POSTGRES_EPOCH_SECONDS = 946_684_800L;
 
@@ -36,7 +39,11 @@ final class Replay implements Iterator<ByteBuffer>, AutoCloseable {
 
 	}
 
-	private final StreamedTransactions owner;
+	/** Told of a failure while replaying: the stream's streamed transactions fail. */
+	private final Consumer<RuntimeException> failed;
+
+	/** Told once the replay is closed. */
+	private final Consumer<Replay> closedBy;
 
 	private final StreamStorage storage;
 
@@ -54,9 +61,10 @@ final class Replay implements Iterator<ByteBuffer>, AutoCloseable {
 
 	private boolean closed;
 
-	Replay(StreamedTransactions owner, StreamStorage storage, StreamedTransaction transaction,
-			PgOutputMessage.StreamCommit commit) {
-		this.owner = owner;
+	Replay(StreamStorage storage, StreamedTransaction transaction, PgOutputMessage.StreamCommit commit,
+			Consumer<RuntimeException> failed, Consumer<Replay> closedBy) {
+		this.failed = failed;
+		this.closedBy = closedBy;
 		this.storage = storage;
 		this.transaction = transaction;
 		this.commit = commit;
@@ -82,7 +90,7 @@ final class Replay implements Iterator<ByteBuffer>, AutoCloseable {
 				this.next = advance();
 			}
 			catch (RuntimeException ex) {
-				this.owner.failed(ex);
+				this.failed.accept(ex);
 				close();
 				throw ex;
 			}
@@ -209,7 +217,7 @@ final class Replay implements Iterator<ByteBuffer>, AutoCloseable {
 		this.next = null;
 		this.step = Step.DONE;
 		this.transaction.discard(this.storage);
-		this.owner.replayClosed(this);
+		this.closedBy.accept(this);
 	}
 
 	/** Reads a spill file's records in order, checking each against its checksum. */

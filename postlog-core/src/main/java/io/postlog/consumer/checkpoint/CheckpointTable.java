@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.checkpoint;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -208,7 +208,7 @@ public final class CheckpointTable {
 	 * Translates a failure on the sink's connection: a lost connection is retried without
 	 * a limit, like a lost replication connection; the message is value-free.
 	 */
-	PostlogException failure(String what, SQLException ex) {
+	public PostlogException failure(String what, SQLException ex) {
 		String message = what + " of slot " + this.slotName + " in table " + printableName() + " failed ("
 				+ PgErrors.describe(ex) + ")";
 		if (PgErrors.isConnectionFailure(ex)) {

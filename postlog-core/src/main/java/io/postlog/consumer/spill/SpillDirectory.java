@@ -1,11 +1,11 @@
-package io.postlog.consumer;
+package io.postlog.consumer.spill;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.AccessDeniedException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -31,14 +31,16 @@ import org.slf4j.LoggerFactory;
  * directory, its files and the root (when created here) are readable by the owner only,
  * where the file system has POSIX permissions. Created on the first spill; not
  * thread-safe.
+ * <p>
+ * Internal: public for the consumer's use, not API.
  */
-final class SpillDirectory implements AutoCloseable {
+public final class SpillDirectory implements AutoCloseable {
 
-	static final String PREFIX = "postlog-spill-";
+	public static final String PREFIX = "postlog-spill-";
 
 	static final String LOCK_FILE = "owner.lock";
 
-	static final String SUFFIX = ".spill";
+	public static final String SUFFIX = ".spill";
 
 	private static final Logger logger = LoggerFactory.getLogger(SpillDirectory.class);
 
@@ -83,7 +85,7 @@ final class SpillDirectory implements AutoCloseable {
 	 * @param root the shared root
 	 * @throws SpillDirectoryException naming the path and the reason if it is not usable
 	 */
-	static void check(Path root) {
+	public static void check(Path root) {
 		Path directory = root.toAbsolutePath();
 		if (Files.exists(directory) && !Files.isDirectory(directory)) {
 			throw new SpillDirectoryException(directory, "it exists and is not a directory", null);

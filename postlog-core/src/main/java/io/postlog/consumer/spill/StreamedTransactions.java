@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.spill;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.postlog.ReplicationConsumerException;
 import io.postlog.pgoutput.PgOutputDecodingException;
 import io.postlog.pgoutput.PgOutputMessage;
 import org.jspecify.annotations.Nullable;
@@ -46,8 +47,10 @@ import org.jspecify.annotations.Nullable;
  * Not thread-safe: one thread (the reader of the stream) calls everything, replays
  * included; {@link #spilledBytes()} and {@link #spilledBytesTotal()} may be read from any
  * thread.
+ * <p>
+ * Internal: public for the consumer's use, not API.
  */
-final class StreamedTransactions implements AutoCloseable {
+public final class StreamedTransactions implements AutoCloseable {
 
 	private final StreamStorage storage;
 
@@ -67,7 +70,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * @param options the budgets and the spill directory
 	 * @param label a name for the private spill directory (the slot name)
 	 */
-	StreamedTransactions(StreamingOptions options, String label) {
+	public StreamedTransactions(StreamingOptions options, String label) {
 		this.storage = new StreamStorage(options, label);
 	}
 
@@ -76,7 +79,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * to its Stream Stop.
 	 * @return {@code true} between Stream Start and Stream Stop
 	 */
-	boolean inBlock() {
+	public boolean inBlock() {
 		return this.block != null;
 	}
 
@@ -85,7 +88,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * @param payload one pgoutput message
 	 * @return {@code true} for a Stream Stop
 	 */
-	static boolean isStreamStop(ByteBuffer payload) {
+	public static boolean isStreamStop(ByteBuffer payload) {
 		return payload.hasRemaining() && payload.get(payload.position()) == 'E';
 	}
 
@@ -93,7 +96,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * Opens a block of a transaction, new with its first segment.
 	 * @param start the Stream Start
 	 */
-	void start(PgOutputMessage.StreamStart start) {
+	public void start(PgOutputMessage.StreamStart start) {
 		checkUsable();
 		long xid = start.xid();
 		if (this.block != null) {
@@ -124,7 +127,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * @throws SpillLimitExceededException if spilling it would exceed the spill limit
 	 * @throws SpillFileException if the spill file cannot be written
 	 */
-	void feed(ByteBuffer payload) {
+	public void feed(ByteBuffer payload) {
 		checkUsable();
 		StreamedTransaction transaction = this.block;
 		if (transaction == null) {
@@ -173,7 +176,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * Closes the open block.
 	 * @throws SpillFileException if the buffered spill bytes cannot be written
 	 */
-	void stop() {
+	public void stop() {
 		checkUsable();
 		if (this.block == null) {
 			throw fail("Stream Stop outside any stream block");
@@ -193,7 +196,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * drops nothing.
 	 * @param abort the Stream Abort
 	 */
-	void abort(PgOutputMessage.StreamAbort abort) {
+	public void abort(PgOutputMessage.StreamAbort abort) {
 		checkUsable();
 		if (this.block != null) {
 			throw fail("Stream Abort of transaction " + abort.xid() + " inside a stream block");
@@ -224,7 +227,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * @param commit the Stream Commit
 	 * @return the replay, owned by the caller
 	 */
-	Replay commit(PgOutputMessage.StreamCommit commit) {
+	public Replay commit(PgOutputMessage.StreamCommit commit) {
 		checkUsable();
 		if (this.block != null) {
 			throw fail("Stream Commit of transaction " + commit.xid() + " inside a stream block");
@@ -234,7 +237,7 @@ final class StreamedTransactions implements AutoCloseable {
 			throw fail("Stream Commit of transaction " + commit.xid() + " (commit LSN " + commit.commitLsn()
 					+ "), which this stream never started");
 		}
-		Replay replay = new Replay(this, this.storage, transaction, commit);
+		Replay replay = new Replay(this.storage, transaction, commit, this::failed, this::replayClosed);
 		this.replays.add(replay);
 		return replay;
 	}
@@ -243,7 +246,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * Returns whether any transaction is open (started, neither committed nor aborted).
 	 * @return {@code true} while one is
 	 */
-	boolean hasOpenTransactions() {
+	public boolean hasOpenTransactions() {
 		return !this.open.isEmpty();
 	}
 
@@ -252,7 +255,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * replays together. Thread-safe.
 	 * @return the bytes
 	 */
-	long spilledBytes() {
+	public long spilledBytes() {
 		return this.storage.spilled();
 	}
 
@@ -260,7 +263,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * Returns the bytes ever written to spill files by this instance. Thread-safe.
 	 * @return the bytes
 	 */
-	long spilledBytesTotal() {
+	public long spilledBytesTotal() {
 		return this.storage.spilledTotal();
 	}
 
@@ -268,7 +271,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * Returns the heap budget in use; for the owning thread.
 	 * @return the bytes
 	 */
-	long memoryBytes() {
+	public long memoryBytes() {
 		return this.storage.memory();
 	}
 
@@ -276,7 +279,7 @@ final class StreamedTransactions implements AutoCloseable {
 	 * Returns this stream's private spill directory, once something spilled.
 	 * @return the directory, or {@code null}
 	 */
-	@Nullable Path spillDirectory() {
+	public @Nullable Path spillDirectory() {
 		return this.storage.directory().path();
 	}
 

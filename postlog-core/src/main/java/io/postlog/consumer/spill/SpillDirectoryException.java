@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.spill;
 
 import java.nio.file.Path;
 
@@ -8,9 +8,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The directory streamed transactions spill under cannot be used: it is not a directory,
  * cannot be created, or this process cannot create files in it. Thrown by
- * {@link ReplicationConsumer#start()} when streaming may spill, before anything is set up
- * on the server, so that the fault shows at start rather than at the first large
- * transaction. The message names the path and the reason.
+ * {@link io.postlog.consumer.ReplicationConsumer#start()} when streaming may spill,
+ * before anything is set up on the server, so that the fault shows at start rather than
+ * at the first large transaction. The message names the path and the reason.
  */
 public class SpillDirectoryException extends PostlogException {
 

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.spill;
 
 import java.nio.file.Path;
 import java.util.Objects;
@@ -14,9 +14,9 @@ import java.util.Objects;
  * @param maxSpill the most bytes of spill files, all open transactions together; 0 allows
  * no spilling
  */
-record StreamingOptions(long memory, Path spillDirectory, long maxSpill) {
+public record StreamingOptions(long memory, Path spillDirectory, long maxSpill) {
 
-	StreamingOptions {
+	public StreamingOptions {
 		if (memory < 0) {
 			throw new IllegalArgumentException("memory must not be negative, was " + memory);
 		}

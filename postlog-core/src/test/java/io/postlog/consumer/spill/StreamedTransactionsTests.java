@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.spill;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,21 +11,22 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import io.postlog.Lsn;
+import io.postlog.ReplicationConsumerException;
 import io.postlog.pgoutput.PgOutputDecodingException;
 import io.postlog.pgoutput.PgOutputMessage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import static io.postlog.consumer.StreamMessages.abort;
-import static io.postlog.consumer.StreamMessages.asProtocolOne;
-import static io.postlog.consumer.StreamMessages.block;
-import static io.postlog.consumer.StreamMessages.commit;
-import static io.postlog.consumer.StreamMessages.drain;
-import static io.postlog.consumer.StreamMessages.inBlock;
-import static io.postlog.consumer.StreamMessages.insert;
-import static io.postlog.consumer.StreamMessages.relation;
-import static io.postlog.consumer.StreamMessages.start;
+import static io.postlog.consumer.spill.StreamMessages.abort;
+import static io.postlog.consumer.spill.StreamMessages.asProtocolOne;
+import static io.postlog.consumer.spill.StreamMessages.block;
+import static io.postlog.consumer.spill.StreamMessages.commit;
+import static io.postlog.consumer.spill.StreamMessages.drain;
+import static io.postlog.consumer.spill.StreamMessages.inBlock;
+import static io.postlog.consumer.spill.StreamMessages.insert;
+import static io.postlog.consumer.spill.StreamMessages.relation;
+import static io.postlog.consumer.spill.StreamMessages.start;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog;
 
 import io.postlog.PostlogException;
 import org.jspecify.annotations.Nullable;

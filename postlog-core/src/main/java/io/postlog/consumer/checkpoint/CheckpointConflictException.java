@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.checkpoint;
 
 import io.postlog.Lsn;
 

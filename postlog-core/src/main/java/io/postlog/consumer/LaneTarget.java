@@ -1,0 +1,99 @@
+package io.postlog.consumer;
+
+import java.util.BitSet;
+
+import io.postlog.Change;
+import io.postlog.Lsn;
+import io.postlog.Transaction;
+
+/**
+ * A change subscription on lanes.
+ */
+final class LaneTarget extends Target {
+
+	private final Lanes lanes;
+
+	private final BitSet used;
+
+	private long changeLsn;
+
+	private int changeIndex = -1;
+
+	LaneTarget(Lanes lanes) {
+		super(lanes.subscription());
+		this.lanes = lanes;
+		this.used = new BitSet(lanes.size());
+	}
+
+	@Override
+	void rewindBefore(Lsn from) {
+		if (Long.compareUnsigned(this.changeLsn, from.value()) >= 0) {
+			this.changeLsn = from.value();
+			this.changeIndex = -1;
+		}
+	}
+
+	@Override
+	void begin() {
+		this.used.clear();
+	}
+
+	@Override
+	long change(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
+		Change change = arrived.change();
+		if (!after(change, this.changeLsn, this.changeIndex)) {
+			return 0;
+		}
+		this.changeLsn = change.commitLsn().value();
+		this.changeIndex = change.index();
+		if (!this.subscription.accepts(change)) {
+			return 0;
+		}
+		int lane = this.lanes.laneOf(arrived.route());
+		if (arrived.previousRoute() != arrived.route()) {
+			int previous = this.lanes.laneOf(arrived.previousRoute());
+			if (previous != lane) {
+				this.lanes.awaitIdle(previous);
+			}
+		}
+		this.used.set(lane);
+		this.lanes.dispatch(lane, change, entry, arrived.bytes());
+		return 0;
+	}
+
+	@Override
+	long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
+		if (!this.subscription.accepts(arrived.change())) {
+			return 0;
+		}
+		int lane = this.lanes.laneOf(arrived.route());
+		this.used.set(lane);
+		this.lanes.dispatch(lane, arrived.change(), entry, arrived.bytes());
+		return 0;
+	}
+
+	@Override
+	long snapshotCommit(Transaction batch, AckWindow.Entry entry) throws InterruptedException {
+		return commit(batch, entry);
+	}
+
+	@Override
+	long commit(Transaction transaction, AckWindow.Entry entry) throws InterruptedException {
+		for (int lane = this.used.nextSetBit(0); lane >= 0; lane = this.used.nextSetBit(lane + 1)) {
+			this.lanes.commit(lane, entry);
+		}
+		this.used.clear();
+		return 0;
+	}
+
+	@Override
+	void awaitIdle() throws InterruptedException {
+		this.lanes.awaitIdle();
+	}
+
+	@Override
+	void close() {
+		this.lanes.close();
+	}
+
+}

@@ -10,11 +10,17 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The shape of a subscription's handler: what it is given (a change, a transaction or a
- * logical message) and whether it owns acknowledgements. Resolved once, when the
- * {@link Subscription} is made from a typed handler; delivery calls {@link #call} and
- * never looks at the handler's type again. Immutable and thread-safe as the handler is.
+ * logical message), whether it owns acknowledgements, and how it is called. Resolved
+ * once, by the factory that matches the typed handler when the {@link Subscription} is
+ * made; delivery calls {@link #call} and never looks at the handler's type again. A final
+ * record made only by these five factories, so the set of shapes is closed. Immutable,
+ * and thread-safe as the handler is.
+ *
+ * @param kind what the handler is given
+ * @param acknowledging whether the handler takes an {@link Acknowledgment} and owns it
+ * @param invocation the call of the handler
  */
-sealed interface ListenerShape {
+record ListenerShape(Kind kind, boolean acknowledging, Call invocation) {
 
 	/** What a handler is given. */
 	enum Kind {
@@ -23,17 +29,43 @@ sealed interface ListenerShape {
 
 	}
 
-	/**
-	 * Returns what the handler is given.
-	 * @return the kind
-	 */
-	Kind kind();
+	/** Calls a handler with the one item of its kind that is not {@code null}. */
+	@FunctionalInterface
+	interface Call {
 
-	/**
-	 * Returns whether the handler takes an {@link Acknowledgment} and owns it.
-	 * @return {@code true} for the acknowledging shapes
-	 */
-	boolean acknowledging();
+		void call(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
+				@Nullable Acknowledgment acknowledgment) throws Exception;
+
+	}
+
+	static ListenerShape change(ChangeHandler handler) {
+		return new ListenerShape(Kind.CHANGE, false, (change, transaction, message, acknowledgment) -> handler
+			.handle(Objects.requireNonNull(change, "change")));
+	}
+
+	static ListenerShape acknowledgingChange(AcknowledgingChangeHandler handler) {
+		return new ListenerShape(Kind.CHANGE, true,
+				(change, transaction, message, acknowledgment) -> handler.handle(
+						Objects.requireNonNull(change, "change"),
+						Objects.requireNonNull(acknowledgment, "acknowledgment")));
+	}
+
+	static ListenerShape transaction(TransactionHandler handler) {
+		return new ListenerShape(Kind.TRANSACTION, false, (change, transaction, message, acknowledgment) -> handler
+			.handle(Objects.requireNonNull(transaction, "transaction")));
+	}
+
+	static ListenerShape acknowledgingTransaction(AcknowledgingTransactionHandler handler) {
+		return new ListenerShape(Kind.TRANSACTION, true,
+				(change, transaction, message, acknowledgment) -> handler.handle(
+						Objects.requireNonNull(transaction, "transaction"),
+						Objects.requireNonNull(acknowledgment, "acknowledgment")));
+	}
+
+	static ListenerShape message(MessageHandler handler) {
+		return new ListenerShape(Kind.MESSAGE, false, (change, transaction, message, acknowledgment) -> handler
+			.handle(Objects.requireNonNull(message, "message")));
+	}
 
 	/**
 	 * Calls the handler with the one item of its kind that is not {@code null}.
@@ -44,113 +76,8 @@ sealed interface ListenerShape {
 	 * @throws Exception whatever the handler throws
 	 */
 	void call(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
-			@Nullable Acknowledgment acknowledgment) throws Exception;
-
-	/** A {@link ChangeHandler}. */
-	record OfChange(ChangeHandler handler) implements ListenerShape {
-
-		@Override
-		public Kind kind() {
-			return Kind.CHANGE;
-		}
-
-		@Override
-		public boolean acknowledging() {
-			return false;
-		}
-
-		@Override
-		public void call(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
-				@Nullable Acknowledgment acknowledgment) throws Exception {
-			this.handler.handle(Objects.requireNonNull(change, "change"));
-		}
-
-	}
-
-	/** An {@link AcknowledgingChangeHandler}. */
-	record OfAcknowledgingChange(AcknowledgingChangeHandler handler) implements ListenerShape {
-
-		@Override
-		public Kind kind() {
-			return Kind.CHANGE;
-		}
-
-		@Override
-		public boolean acknowledging() {
-			return true;
-		}
-
-		@Override
-		public void call(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
-				@Nullable Acknowledgment acknowledgment) throws Exception {
-			this.handler.handle(Objects.requireNonNull(change, "change"),
-					Objects.requireNonNull(acknowledgment, "acknowledgment"));
-		}
-
-	}
-
-	/** A {@link TransactionHandler}. */
-	record OfTransaction(TransactionHandler handler) implements ListenerShape {
-
-		@Override
-		public Kind kind() {
-			return Kind.TRANSACTION;
-		}
-
-		@Override
-		public boolean acknowledging() {
-			return false;
-		}
-
-		@Override
-		public void call(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
-				@Nullable Acknowledgment acknowledgment) throws Exception {
-			this.handler.handle(Objects.requireNonNull(transaction, "transaction"));
-		}
-
-	}
-
-	/** An {@link AcknowledgingTransactionHandler}. */
-	record OfAcknowledgingTransaction(AcknowledgingTransactionHandler handler) implements ListenerShape {
-
-		@Override
-		public Kind kind() {
-			return Kind.TRANSACTION;
-		}
-
-		@Override
-		public boolean acknowledging() {
-			return true;
-		}
-
-		@Override
-		public void call(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
-				@Nullable Acknowledgment acknowledgment) throws Exception {
-			this.handler.handle(Objects.requireNonNull(transaction, "transaction"),
-					Objects.requireNonNull(acknowledgment, "acknowledgment"));
-		}
-
-	}
-
-	/** A {@link MessageHandler}. */
-	record OfMessage(MessageHandler handler) implements ListenerShape {
-
-		@Override
-		public Kind kind() {
-			return Kind.MESSAGE;
-		}
-
-		@Override
-		public boolean acknowledging() {
-			return false;
-		}
-
-		@Override
-		public void call(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
-				@Nullable Acknowledgment acknowledgment) throws Exception {
-			this.handler.handle(Objects.requireNonNull(message, "message"));
-		}
-
+			@Nullable Acknowledgment acknowledgment) throws Exception {
+		this.invocation.call(change, transaction, message, acknowledgment);
 	}
 
 }

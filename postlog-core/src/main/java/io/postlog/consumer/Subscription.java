@@ -48,7 +48,7 @@ public final class Subscription {
 	 * @return the subscription
 	 */
 	public static Subscription onChange(String id, ChangeHandler handler) {
-		return new Subscription(requireId(id), new ListenerShape.OfChange(Objects.requireNonNull(handler, "handler")));
+		return new Subscription(requireId(id), ListenerShape.change(Objects.requireNonNull(handler, "handler")));
 	}
 
 	/**
@@ -59,7 +59,7 @@ public final class Subscription {
 	 */
 	public static Subscription onChange(String id, AcknowledgingChangeHandler handler) {
 		return new Subscription(requireId(id),
-				new ListenerShape.OfAcknowledgingChange(Objects.requireNonNull(handler, "handler")));
+				ListenerShape.acknowledgingChange(Objects.requireNonNull(handler, "handler")));
 	}
 
 	/**
@@ -70,8 +70,7 @@ public final class Subscription {
 	 * @return the subscription
 	 */
 	public static Subscription onTransaction(String id, TransactionHandler handler) {
-		return new Subscription(requireId(id),
-				new ListenerShape.OfTransaction(Objects.requireNonNull(handler, "handler")));
+		return new Subscription(requireId(id), ListenerShape.transaction(Objects.requireNonNull(handler, "handler")));
 	}
 
 	/**
@@ -82,7 +81,7 @@ public final class Subscription {
 	 */
 	public static Subscription onTransaction(String id, AcknowledgingTransactionHandler handler) {
 		return new Subscription(requireId(id),
-				new ListenerShape.OfAcknowledgingTransaction(Objects.requireNonNull(handler, "handler")));
+				ListenerShape.acknowledgingTransaction(Objects.requireNonNull(handler, "handler")));
 	}
 
 	/**
@@ -92,7 +91,7 @@ public final class Subscription {
 	 * @return the subscription
 	 */
 	public static Subscription onMessage(String id, MessageHandler handler) {
-		return new Subscription(requireId(id), new ListenerShape.OfMessage(Objects.requireNonNull(handler, "handler")));
+		return new Subscription(requireId(id), ListenerShape.message(Objects.requireNonNull(handler, "handler")));
 	}
 
 	/**

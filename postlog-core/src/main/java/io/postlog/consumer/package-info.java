@@ -14,7 +14,7 @@
  * positions in, and the store's errors.</li>
  * </ul>
  * A handler's shape is resolved once, when its {@code Subscription} is made, into the
- * sealed {@code ListenerShape} delivery calls; the observer is called only through
+ * closed {@code ListenerShape} delivery calls; the observer is called only through
  * {@link io.postlog.consumer.GuardedConsumerListener}. Types that are public only so
  * another postlog package can use them say so in their javadoc: they are internal, not
  * API.

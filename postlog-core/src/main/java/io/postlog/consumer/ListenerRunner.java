@@ -157,6 +157,13 @@ final class ListenerRunner {
 				if (!this.retry.canRetry(attempt)) {
 					logger.warn("Subscription '{}' failed on {}, attempt {} of {}; its retries ran out",
 							this.subscription.id(), subject, attempt, this.retry.maxAttempts(), failure);
+					if (retrying) {
+						// No longer retrying: the consumer's state is settled before the
+						// error
+						// handler's decision (a subscription STOPPED alone) is published.
+						retrying = false;
+						this.states.subscriptionRecovered();
+					}
 					decide(new HandlerFailedException(
 							"Subscription '" + this.subscription.id() + "' failed on " + subject + " " + attempt
 									+ " time(s); its retries ran out",

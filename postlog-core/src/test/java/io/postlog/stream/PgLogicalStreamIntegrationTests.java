@@ -59,7 +59,15 @@ class PgLogicalStreamIntegrationTests {
 			end = StreamFixture.commitEndLsn(messages.get(messages.size() - 1));
 			long until = System.nanoTime() + STATUS_INTERVAL.multipliedBy(3).toNanos();
 			while (System.nanoTime() < until) {
-				assertThat(stream.read(Duration.ofMillis(200))).isNull();
+				// Nothing more of the table arrives. Before PostgreSQL 15 the server also
+				// sends
+				// transactions that changed nothing published (autovacuum's analyze, for
+				// one):
+				// a begin and a commit alone.
+				ByteBuffer message = stream.read(Duration.ofMillis(200));
+				if (message != null) {
+					assertThat((char) message.get(0)).isIn('B', 'C');
+				}
 			}
 			stream.sendStatus();
 			assertThat(fixture.confirmedFlushLsn()).isEqualTo(created);

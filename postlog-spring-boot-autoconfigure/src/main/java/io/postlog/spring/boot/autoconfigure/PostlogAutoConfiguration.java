@@ -11,6 +11,7 @@ import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.heartbeat.HeartbeatWriter;
 import io.postlog.spring.PgListenerErrorHandler;
 import io.postlog.spring.PostlogDeadLetterErrorHandler;
+import io.postlog.spring.PostlogFence;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogServerPoller;
@@ -109,6 +110,12 @@ public final class PostlogAutoConfiguration {
 				defaultErrorHandler(properties, deadLetter));
 		registry.setReadiness(properties.getHealth().getReadiness());
 		return registry;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PostlogFence postlogFence(PostlogListenerRegistry registry, DataSource dataSource) {
+		return new PostlogFence(registry, dataSource);
 	}
 
 	@Bean

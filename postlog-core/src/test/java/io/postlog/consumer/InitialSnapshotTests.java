@@ -186,7 +186,7 @@ class InitialSnapshotTests {
 
 	private Dispatcher dispatcher(AckWindow window, Subscription... subscriptions) {
 		ConsumerConfig config = new ConsumerConfig("snapshot_slot", SlotLifecycle.CREATE_IF_MISSING, "snapshot_pub",
-				PublicationMode.CREATE_IF_MISSING, List.of(), true,
+				PublicationMode.CREATE_IF_MISSING, List.of(), Map.of(), true,
 				PgOutputLogicalDecoder.forPublications(List.of("snapshot_pub")), RetryPolicy.DEFAULT,
 				ReconnectPolicy.DEFAULT, Duration.ofSeconds(10), Duration.ofSeconds(10), 100_000, 1000, 1024, 1 << 20,
 				Duration.ofSeconds(5), new ConsumerListener() {

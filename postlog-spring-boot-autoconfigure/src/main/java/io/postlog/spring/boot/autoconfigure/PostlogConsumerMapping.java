@@ -1,8 +1,11 @@
 package io.postlog.spring.boot.autoconfigure;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import io.postlog.TableId;
+import io.postlog.admin.TableFilter;
 import io.postlog.consumer.ReconnectPolicy;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
@@ -48,10 +51,11 @@ public final class PostlogConsumerMapping {
 
 	/**
 	 * Maps every property-decided setting of one consumer group's consumer: its slot and
-	 * publication, {@link #mapConnection what all consumers share}, delivery bounds, the
-	 * checkpoint batch (with the {@code jdbc} store), streaming of large transactions,
-	 * the initial snapshot and backfills. The caller adds the snapshot connections when a
-	 * snapshot or backfills are on.
+	 * publication (with the row filters and column lists of its tables),
+	 * {@link #mapConnection what all consumers share}, delivery bounds, the checkpoint
+	 * batch (with the {@code jdbc} store), streaming of large transactions, the initial
+	 * snapshot and backfills. The caller adds the snapshot connections when a snapshot or
+	 * backfills are on.
 	 * @param properties the properties
 	 * @param group the consumer group, empty for the default group
 	 * @param builder the builder to set
@@ -63,6 +67,7 @@ public final class PostlogConsumerMapping {
 		builder.slotName(properties.slotName(group)).publicationName(properties.publicationName(group));
 		map.from(properties.getSlot()::getLifecycle).to(builder::slotLifecycle);
 		map.from(properties.getPublication()::getMode).to(builder::publicationMode);
+		builder.filters(filters(properties, group));
 		mapConnection(properties, builder);
 		PostlogDeliveryProperties delivery = properties.getDelivery();
 		map.from(delivery::getMaxUnacknowledged).to(builder::maxUnacknowledged);
@@ -77,6 +82,24 @@ public final class PostlogConsumerMapping {
 		streaming(properties.getStreaming(), builder);
 		snapshot(properties, builder);
 		return builder;
+	}
+
+	/**
+	 * The row filters and column lists of a group's tables, by table; a filter with
+	 * neither is left out.
+	 * @param properties the properties
+	 * @param group the consumer group, empty for the default group
+	 * @return the filters
+	 */
+	static Map<TableId, TableFilter> filters(PostlogProperties properties, String group) {
+		Map<TableId, TableFilter> filters = new LinkedHashMap<>();
+		properties.filters(group).forEach((table, filter) -> {
+			TableFilter mapped = new TableFilter(filter.getWhere(), filter.getColumns());
+			if (!mapped.isEmpty()) {
+				filters.put(TableId.parse(table), mapped);
+			}
+		});
+		return filters;
 	}
 
 	/**

@@ -110,6 +110,12 @@ public class PostlogProperties {
 	 */
 	private final Map<String, Group> groups = new LinkedHashMap<>();
 
+	/**
+	 * Row filters and column lists of the default group's tables, by table (table or
+	 * [schema.table]), pushed into its publication (PostgreSQL 15 and later).
+	 */
+	private final Map<String, PostlogFilterProperties> filters = new LinkedHashMap<>();
+
 	public PostlogListenerProperties getListener() {
 		return this.listener;
 	}
@@ -120,6 +126,24 @@ public class PostlogProperties {
 
 	public Map<String, Group> getGroups() {
 		return this.groups;
+	}
+
+	public Map<String, PostlogFilterProperties> getFilters() {
+		return this.filters;
+	}
+
+	/**
+	 * Returns the row filters and column lists of a consumer group's tables.
+	 * @param group the group, empty for the default group
+	 * @return {@code filters} for the default group, else {@code groups.<name>.filters}
+	 * (none when the group has no settings)
+	 */
+	public Map<String, PostlogFilterProperties> filters(String group) {
+		if (group.isEmpty()) {
+			return this.filters;
+		}
+		Group settings = this.groups.get(group);
+		return (settings != null) ? settings.getFilters() : Map.of();
 	}
 
 	/**
@@ -309,8 +333,18 @@ public class PostlogProperties {
 
 		private final GroupPublication publication = new GroupPublication();
 
+		/**
+		 * Row filters and column lists of the group's tables, by table (table or
+		 * [schema.table]), pushed into its publication (PostgreSQL 15 and later).
+		 */
+		private final Map<String, PostlogFilterProperties> filters = new LinkedHashMap<>();
+
 		public GroupSlot getSlot() {
 			return this.slot;
+		}
+
+		public Map<String, PostlogFilterProperties> getFilters() {
+			return this.filters;
 		}
 
 		public GroupPublication getPublication() {

@@ -138,7 +138,7 @@ final class ListenerRunner {
 		try {
 			for (int attempt = 1;; attempt++) {
 				Acknowledgment acknowledgment = this.subscription.acknowledging() ? this.window.acknowledgment(entry,
-						this.control, this.control.pending(lsn, (change != null) ? change.id() : null)) : null;
+						this.control.marks(), this.control.pending(lsn, (change != null) ? change.id() : null)) : null;
 				long start = System.nanoTime();
 				Throwable failure = invoke(change, transaction, message, acknowledgment);
 				long nanos = System.nanoTime() - start;

@@ -72,6 +72,8 @@ import org.jspecify.annotations.Nullable;
  * backfills
  * @param unacknowledgedWarning how long an {@code Acknowledgment} may stay outstanding
  * before a warning names its subscription and change
+ * @param masks column masks applied before any subscription sees a change, or
+ * {@code null} for none
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
 		PublicationMode publicationMode, List<TableId> tables, Map<TableId, TableFilter> filters,
@@ -81,7 +83,8 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		ValueDecoders valueDecoders, List<Subscription> subscriptions, LogicalStreamFactory streams,
 		@Nullable AdminConnections admin, CheckpointStore checkpointStore, int checkpointBatch,
 		Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety,
-		@Nullable SnapshotSettings snapshot, @Nullable BackfillSettings backfill, Duration unacknowledgedWarning) {
+		@Nullable SnapshotSettings snapshot, @Nullable BackfillSettings backfill, Duration unacknowledgedWarning,
+		@Nullable ColumnMasks masks) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -189,6 +192,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 			}
 		}
 		positive(unacknowledgedWarning, "unacknowledgedWarning");
+		masks = (masks != null && masks.isEmpty()) ? null : masks;
 	}
 
 	private static void requireSnapshotSupported(SlotLifecycle slotLifecycle, @Nullable AdminConnections admin,

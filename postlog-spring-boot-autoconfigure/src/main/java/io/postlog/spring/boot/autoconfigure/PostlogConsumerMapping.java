@@ -1,11 +1,13 @@
 package io.postlog.spring.boot.autoconfigure;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.postlog.TableId;
 import io.postlog.admin.TableFilter;
+import io.postlog.consumer.ColumnMasks;
 import io.postlog.consumer.ReconnectPolicy;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
@@ -30,8 +32,8 @@ public final class PostlogConsumerMapping {
 	/**
 	 * Maps what every consumer of the application shares: retries and reconnects
 	 * ({@code postlog.retry.*}, {@code postlog.reconnect.*}), the status interval, the
-	 * connect timeout, the read-ahead bound and the value format
-	 * ({@code postlog.binary}).
+	 * connect timeout, the read-ahead bound, the value format ({@code postlog.binary})
+	 * and the column masks ({@code postlog.mask.*}).
 	 * @param properties the properties
 	 * @param builder the builder to set
 	 * @return the builder
@@ -46,7 +48,25 @@ public final class PostlogConsumerMapping {
 		map.from(properties.getDelivery().getReadAhead())
 			.to((readAhead) -> builder.readAhead(1024, readAhead.toBytes()));
 		map.from(properties::getBinary).to(builder::binary);
+		ColumnMasks masks = masks(properties);
+		if (!masks.isEmpty()) {
+			builder.masks(masks);
+		}
 		return builder;
+	}
+
+	/**
+	 * The column masks of {@code postlog.mask.*}, keyed by {@code postlog.mask-key}.
+	 * @param properties the properties
+	 * @return the masks, empty when none is set
+	 * @throws io.postlog.ReplicationConsumerException if a column is hashed without a key
+	 * long enough
+	 */
+	static ColumnMasks masks(PostlogProperties properties) {
+		Map<TableId, Map<String, ColumnMasks.Mask>> masks = new LinkedHashMap<>();
+		properties.getMask().forEach((table, columns) -> masks.put(TableId.parse(table), columns));
+		String key = properties.getMaskKey();
+		return ColumnMasks.of(masks, (key != null) ? key.getBytes(StandardCharsets.UTF_8) : null);
 	}
 
 	/**

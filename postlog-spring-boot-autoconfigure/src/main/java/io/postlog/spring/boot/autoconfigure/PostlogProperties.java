@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.postlog.consumer.ColumnMasks;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -115,6 +116,32 @@ public class PostlogProperties {
 	 * [schema.table]), pushed into its publication (PostgreSQL 15 and later).
 	 */
 	private final Map<String, PostlogFilterProperties> filters = new LinkedHashMap<>();
+
+	/**
+	 * Masks of column values by table (table or [schema.table]) and column: null, hash
+	 * (HMAC-SHA-256 keyed by mask-key) or redact; applied before listeners, the Kafka
+	 * relay and dead letters see a change.
+	 */
+	private final Map<String, Map<String, ColumnMasks.Mask>> mask = new LinkedHashMap<>();
+
+	/**
+	 * Key of the hash mask (HMAC-SHA-256), at least 16 bytes of UTF-8; required when a
+	 * column is hashed. Keep it secret: anyone holding it can test guesses of a hashed
+	 * value.
+	 */
+	private @Nullable String maskKey;
+
+	public Map<String, Map<String, ColumnMasks.Mask>> getMask() {
+		return this.mask;
+	}
+
+	public @Nullable String getMaskKey() {
+		return this.maskKey;
+	}
+
+	public void setMaskKey(@Nullable String maskKey) {
+		this.maskKey = maskKey;
+	}
 
 	public PostlogListenerProperties getListener() {
 		return this.listener;

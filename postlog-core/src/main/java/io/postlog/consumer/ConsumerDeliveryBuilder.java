@@ -43,7 +43,7 @@ abstract class ConsumerDeliveryBuilder<B extends ConsumerDeliveryBuilder<B>> ext
 
 	Duration unacknowledgedWarning = Duration.ofSeconds(60);
 
-	CheckpointStore checkpointStore = CheckpointStore.slotOnly();
+	CheckpointStore checkpointStore = SlotOnlyCheckpointStore.INSTANCE;
 
 	int checkpointBatch = 1;
 
@@ -177,9 +177,9 @@ abstract class ConsumerDeliveryBuilder<B extends ConsumerDeliveryBuilder<B>> ext
 	}
 
 	/**
-	 * Sets where progress is kept besides the slot ({@link CheckpointStore#slotOnly()} by
-	 * default); a transactional store makes delivery effect-once for a sink in its
-	 * transactions.
+	 * Sets where progress is kept besides the slot (by default nowhere: the slot's
+	 * confirmed position is the only record); a transactional store makes delivery
+	 * effect-once for a sink in its transactions.
 	 * @param checkpointStore the store
 	 * @return this builder
 	 */

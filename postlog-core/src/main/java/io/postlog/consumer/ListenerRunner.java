@@ -154,7 +154,7 @@ final class ListenerRunner {
 		try {
 			for (int attempt = 1;; attempt++) {
 				Acknowledgment acknowledgment = (this.subscription.acknowledging() && schema == null)
-						? this.window.acknowledgment(entry, this.control,
+						? this.window.acknowledgment(entry, this.control.marks(),
 								this.control.pending(lsn, (change != null) ? change.id() : null))
 						: null;
 				long start = System.nanoTime();

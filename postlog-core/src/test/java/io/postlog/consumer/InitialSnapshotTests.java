@@ -190,9 +190,9 @@ class InitialSnapshotTests {
 				PgOutputLogicalDecoder.forPublications(List.of("snapshot_pub")), RetryPolicy.DEFAULT,
 				ReconnectPolicy.DEFAULT, Duration.ofSeconds(10), Duration.ofSeconds(10), 100_000, 1000, 1024, 1 << 20,
 				Duration.ofSeconds(5), new ConsumerListener() {
-				}, ValueDecoders.standard(), List.of(subscriptions), new FakeServer(), null, CheckpointStore.slotOnly(),
-				1, Duration.ofMillis(100), null, new WalSafety(false, LostSlotAction.FAIL, null, null), null, null,
-				Duration.ofSeconds(60));
+				}, ValueDecoders.standard(), List.of(subscriptions), new FakeServer(), null,
+				SlotOnlyCheckpointStore.INSTANCE, 1, Duration.ofMillis(100), null,
+				new WalSafety(false, LostSlotAction.FAIL, null, null), null, null, Duration.ofSeconds(60));
 		ConsumerStates states = new ConsumerStates(config.listener(), config.slotName());
 		Dispatcher dispatcher = new Dispatcher(config, window, states, new StopSignal(),
 				new ConsumerThreads((thread, cause) -> {

@@ -23,6 +23,9 @@ final class ListenerSubscriptions {
 		if (invoker instanceof MessageInvoker messages) {
 			subscription = Subscription.onMessage(endpoint.id(), messages::invoke);
 		}
+		else if (invoker instanceof SchemaInvoker schemas) {
+			subscription = Subscription.onSchemaChange(endpoint.id(), schemas::invoke);
+		}
 		else if (invoker instanceof TransactionInvoker transactions) {
 			subscription = transactions.method().takesAcknowledgment()
 					? Subscription.onTransaction(endpoint.id(), (AcknowledgingTransactionHandler) transactions::invoke)
@@ -36,6 +39,9 @@ final class ListenerSubscriptions {
 					? Subscription.onChange(endpoint.id(), (AcknowledgingChangeHandler) changes::invoke)
 					: Subscription.onChange(endpoint.id(), (ChangeHandler) (change) -> changes.invoke(change, null));
 			subscription = subscription.withFilter(endpoint::matches).withConcurrency(endpoint.concurrency());
+			if (changes instanceof RecordInvoker || changes.method().takesSchemaChange()) {
+				subscription = subscription.withSchemaHandler(new ChangeListenerSchemaHandler(endpoint, changes));
+			}
 		}
 		return subscription.withErrorHandler(errorHandler).withAutoStartup(endpoint.autoStartup());
 	}

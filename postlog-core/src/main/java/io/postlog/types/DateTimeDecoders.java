@@ -28,7 +28,7 @@ final class DateTimeDecoders {
 	private DateTimeDecoders() {
 	}
 
-	static final class Date extends BuiltinDecoder {
+	static final class Date extends InPlaceDecoder {
 
 		Date() {
 			super(PgType.DATE);
@@ -49,11 +49,6 @@ final class DateTimeDecoders {
 		}
 
 		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
-		}
-
-		@Override
 		Object binary(byte[] source, int offset, int length) {
 			requireLength(length, 4);
 			int days = int32(source, offset);
@@ -68,7 +63,7 @@ final class DateTimeDecoders {
 
 	}
 
-	static final class Time extends BuiltinDecoder {
+	static final class Time extends InPlaceDecoder {
 
 		Time() {
 			super(PgType.TIME);
@@ -80,11 +75,6 @@ final class DateTimeDecoders {
 			LocalTime time = time(in);
 			in.expectEnd();
 			return time;
-		}
-
-		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
 		}
 
 		@Override
@@ -120,7 +110,7 @@ final class DateTimeDecoders {
 
 	}
 
-	static final class Timestamp extends BuiltinDecoder {
+	static final class Timestamp extends InPlaceDecoder {
 
 		Timestamp() {
 			super(PgType.TIMESTAMP);
@@ -143,11 +133,6 @@ final class DateTimeDecoders {
 		}
 
 		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
-		}
-
-		@Override
 		Object binary(byte[] source, int offset, int length) {
 			requireLength(length, 8);
 			long micros = int64(source, offset);
@@ -162,7 +147,7 @@ final class DateTimeDecoders {
 
 	}
 
-	static final class TimestampTz extends BuiltinDecoder {
+	static final class TimestampTz extends InPlaceDecoder {
 
 		TimestampTz() {
 			super(PgType.TIMESTAMPTZ);
@@ -185,11 +170,6 @@ final class DateTimeDecoders {
 			long epochSecond = date.toEpochDay() * 86_400 + time.toSecondOfDay() - offset;
 			return OffsetDateTime.of(LocalDateTime.ofEpochSecond(epochSecond, time.getNano(), ZoneOffset.UTC),
 					ZoneOffset.UTC);
-		}
-
-		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
 		}
 
 		@Override

@@ -30,7 +30,7 @@ final class NumberDecoders {
 	private NumberDecoders() {
 	}
 
-	static final class Bool extends BuiltinDecoder {
+	static final class Bool extends InPlaceDecoder {
 
 		Bool() {
 			super(PgType.BOOL);
@@ -50,11 +50,6 @@ final class NumberDecoders {
 		}
 
 		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
-		}
-
-		@Override
 		Object binary(byte[] source, int offset, int length) {
 			requireLength(length, 1);
 			return source[offset] != 0;
@@ -62,7 +57,7 @@ final class NumberDecoders {
 
 	}
 
-	static final class Int2 extends BuiltinDecoder {
+	static final class Int2 extends InPlaceDecoder {
 
 		Int2() {
 			super(PgType.INT2);
@@ -78,11 +73,6 @@ final class NumberDecoders {
 		}
 
 		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
-		}
-
-		@Override
 		Object binary(byte[] source, int offset, int length) {
 			requireLength(length, 2);
 			return (short) int16(source, offset);
@@ -90,7 +80,7 @@ final class NumberDecoders {
 
 	}
 
-	static final class Int4 extends BuiltinDecoder {
+	static final class Int4 extends InPlaceDecoder {
 
 		Int4() {
 			super(PgType.INT4);
@@ -106,11 +96,6 @@ final class NumberDecoders {
 		}
 
 		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
-		}
-
-		@Override
 		Object binary(byte[] source, int offset, int length) {
 			requireLength(length, 4);
 			return int32(source, offset);
@@ -118,7 +103,7 @@ final class NumberDecoders {
 
 	}
 
-	static final class Int8 extends BuiltinDecoder {
+	static final class Int8 extends InPlaceDecoder {
 
 		Int8() {
 			super(PgType.INT8);
@@ -130,11 +115,6 @@ final class NumberDecoders {
 		}
 
 		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
-		}
-
-		@Override
 		Object binary(byte[] source, int offset, int length) {
 			requireLength(length, 8);
 			return int64(source, offset);
@@ -142,7 +122,7 @@ final class NumberDecoders {
 
 	}
 
-	static final class Oid extends BuiltinDecoder {
+	static final class Oid extends InPlaceDecoder {
 
 		Oid() {
 			super(PgType.OID);
@@ -158,11 +138,6 @@ final class NumberDecoders {
 		}
 
 		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
-		}
-
-		@Override
 		Object binary(byte[] source, int offset, int length) {
 			requireLength(length, 4);
 			return int32(source, offset) & 0xFFFFFFFFL;
@@ -170,7 +145,7 @@ final class NumberDecoders {
 
 	}
 
-	static final class Float4 extends BuiltinDecoder {
+	static final class Float4 extends InPlaceDecoder {
 
 		Float4() {
 			super(PgType.FLOAT4);
@@ -182,11 +157,6 @@ final class NumberDecoders {
 		}
 
 		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
-		}
-
-		@Override
 		Object binary(byte[] source, int offset, int length) {
 			requireLength(length, 4);
 			return Float.intBitsToFloat(int32(source, offset));
@@ -194,7 +164,7 @@ final class NumberDecoders {
 
 	}
 
-	static final class Float8 extends BuiltinDecoder {
+	static final class Float8 extends InPlaceDecoder {
 
 		Float8() {
 			super(PgType.FLOAT8);
@@ -203,11 +173,6 @@ final class NumberDecoders {
 		@Override
 		Object text(byte[] utf8) {
 			return Double.parseDouble(floatText(utf8));
-		}
-
-		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
 		}
 
 		@Override
@@ -238,7 +203,7 @@ final class NumberDecoders {
 		return Ascii.equals(utf8, "Infinity") || Ascii.equals(utf8, "-Infinity") || Ascii.equals(utf8, "NaN");
 	}
 
-	static final class Numeric extends BuiltinDecoder {
+	static final class Numeric extends InPlaceDecoder {
 
 		Numeric() {
 			super(PgType.NUMERIC);
@@ -299,11 +264,6 @@ final class NumberDecoders {
 				chars[i] = (char) (utf8[i] & 0xFF);
 			}
 			return new BigDecimal(chars);
-		}
-
-		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
 		}
 
 		@Override

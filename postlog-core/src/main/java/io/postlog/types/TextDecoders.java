@@ -73,7 +73,7 @@ final class TextDecoders {
 
 	}
 
-	static final class Jsonb extends BuiltinDecoder {
+	static final class Jsonb extends InPlaceDecoder {
 
 		Jsonb() {
 			super(PgType.JSONB);
@@ -82,11 +82,6 @@ final class TextDecoders {
 		@Override
 		Object text(byte[] utf8) {
 			return new String(utf8, StandardCharsets.UTF_8);
-		}
-
-		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
 		}
 
 		@Override
@@ -172,7 +167,7 @@ final class TextDecoders {
 
 	}
 
-	static final class Uuid extends BuiltinDecoder {
+	static final class Uuid extends InPlaceDecoder {
 
 		Uuid() {
 			super(PgType.UUID);
@@ -198,11 +193,6 @@ final class TextDecoders {
 				value = (value << 4) | Ascii.hexDigit(utf8[i]);
 			}
 			return value;
-		}
-
-		@Override
-		Object binary(byte[] value) {
-			return binary(value, 0, value.length);
 		}
 
 		@Override

@@ -225,52 +225,6 @@ final class BackfillRunner implements Runnable {
 		load(connection, true);
 	}
 
-	/**
-	 * Records the chunks of a resumable initial snapshot (replacing any earlier snapshot
-	 * of the slot), before its first row is delivered.
-	 * @param connection an ordinary connection in auto-commit
-	 * @param id the snapshot's backfill id ({@link #snapshotId()})
-	 * @param chunks the chunks
-	 * @throws SQLException if they cannot be recorded
-	 */
-	void recordSnapshot(Connection connection, String id, List<ChunkRange> chunks) throws SQLException {
-		this.store.create(connection);
-		this.watermarks.prepare(connection, this.config.publicationName());
-		this.store.insertSnapshot(connection, id, chunks);
-	}
-
-	/**
-	 * Records that every subscription finished one chunk of a resumable initial snapshot.
-	 */
-	void snapshotChunkDone(Connection connection, String id, int ordinal, long rows) throws SQLException {
-		this.store.save(connection, id, ordinal, null, rows, true);
-	}
-
-	/** Removes a resumable initial snapshot's progress once it was handed over. */
-	void forgetSnapshot(Connection connection, String id) throws SQLException {
-		this.store.delete(connection, id);
-	}
-
-	static String snapshotId() {
-		return BackfillStore.SNAPSHOT_PREFIX + UUID.randomUUID();
-	}
-
-	/**
-	 * Returns whether an interrupted snapshot of the table could be resumed by a
-	 * backfill: it has a key and is not partitioned.
-	 */
-	boolean resumable(Connection connection, TableId table) throws SQLException {
-		try {
-			this.reader.plan(connection, table, this.config.publicationName());
-			return true;
-		}
-		catch (BackfillRefusedException ex) {
-			logger.info("The initial snapshot of slot {} is taken again, not resumed, after a crash: {}",
-					this.config.slotName(), ex.getMessage());
-			return false;
-		}
-	}
-
 	private synchronized void load(Connection loading, boolean snapshots) throws SQLException {
 		for (BackfillStore.Stored stored : this.store.unfinished(loading)) {
 			boolean snapshot = stored.id.startsWith(BackfillStore.SNAPSHOT_PREFIX);
@@ -359,8 +313,10 @@ final class BackfillRunner implements Runnable {
 			long rows = backfill.tableRows(ordinal);
 			long estimated = (range != null) ? -1 : table.estimatedRows();
 			backfill.progressed(ordinal, rows, estimated, false);
-			logger.info("Backfill {} reads {} for slot {} ({} rows estimated)", backfill.id(), tableId,
-					this.config.slotName(), table.estimatedRows());
+			if (range == null) {
+				logger.info("Backfill {} reads {} for slot {} ({} rows estimated)", backfill.id(), tableId,
+						this.config.slotName(), table.estimatedRows());
+			}
 			List<String> settledAfter = resumeAfter;
 			List<String> readAfter = resumeAfter;
 			boolean readToEnd = false;

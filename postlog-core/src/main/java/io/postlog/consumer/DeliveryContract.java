@@ -13,6 +13,7 @@ import io.postlog.admin.SlotInfo;
 import io.postlog.consumer.spill.SpillLimitExceededException;
 import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.decoder.LogicalDecoder;
+import io.postlog.snapshot.BackfillReader;
 import io.postlog.stream.LogicalStream;
 import io.postlog.stream.StreamRequest;
 import io.postlog.types.ValueDecoders;
@@ -160,8 +161,12 @@ final class DeliveryContract implements Runnable {
 			this.backfills = null;
 			this.backfillRunner = null;
 		}
+		SnapshotChunkRecord chunkRecord = (backfill != null && this.backfillRunner != null)
+				? new SnapshotChunkRecord(config, backfill, this.backfillRunner,
+						new BackfillReader(decoders, setup.serverVersion()), setup.serverVersion())
+				: null;
 		this.snapshot = snapshots ? new InitialSnapshot(config, snapshot, setup.heartbeatTable(), config.admin(),
-				decoders, this.dispatcher, window, states, this.stop, this.backfillRunner) : null;
+				decoders, this.dispatcher, window, states, this.stop, chunkRecord) : null;
 		this.session = new DeliverySession(config, setup, decoders, spill, this.threads, window, this.dispatcher,
 				this.backfills, controls, this.stop, () -> this.fatal);
 	}

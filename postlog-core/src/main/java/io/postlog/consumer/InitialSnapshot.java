@@ -77,7 +77,7 @@ final class InitialSnapshot {
 
 	private final StopSignal stop;
 
-	private final @Nullable BackfillRunner backfills;
+	private final @Nullable SnapshotChunkRecord chunkRecord;
 
 	private final boolean routing;
 
@@ -97,7 +97,7 @@ final class InitialSnapshot {
 
 	InitialSnapshot(ConsumerConfig config, SnapshotSettings settings, @Nullable TableId heartbeatTable,
 			AdminConnections admin, ValueDecoders decoders, Dispatcher dispatcher, AckWindow window,
-			ConsumerStates states, StopSignal stop, @Nullable BackfillRunner backfills) {
+			ConsumerStates states, StopSignal stop, @Nullable SnapshotChunkRecord chunkRecord) {
 		this.config = config;
 		this.settings = settings;
 		this.heartbeatTable = heartbeatTable;
@@ -107,7 +107,7 @@ final class InitialSnapshot {
 		this.window = window;
 		this.states = states;
 		this.stop = stop;
-		this.backfills = backfills;
+		this.chunkRecord = chunkRecord;
 		this.routing = config.subscriptions().stream().anyMatch((s) -> s.concurrency() > 1);
 		this.batchSize = Math.min(BATCH, config.maxTransactionChanges());
 	}
@@ -143,10 +143,10 @@ final class InitialSnapshot {
 	 */
 	void run() throws InterruptedException {
 		String slot = this.config.slotName();
-		BackfillRunner runner = resumable();
+		SnapshotChunkRecord record = resumable();
 		Connection replication = connect();
 		try (SnapshotHandOff handOff = SnapshotHandOff.open(replication, slot, this.config.slotLifecycle(),
-				this.settings.markerTable(), runner != null)) {
+				this.settings.markerTable(), record != null)) {
 			if (handOff.method() == SnapshotHandOff.Method.MARKER_TABLE
 					|| handOff.method() == SnapshotHandOff.Method.RESUMABLE) {
 				// A publication of all tables publishes the marker's updates too.
@@ -154,9 +154,9 @@ final class InitialSnapshot {
 			}
 			SnapshotHandOff.Decision decision = this.admin.apply("Deciding on the initial snapshot of slot " + slot,
 					handOff::decide);
-			if (decision.action() == SnapshotHandOff.Action.RESUME && runner != null) {
+			if (decision.action() == SnapshotHandOff.Action.RESUME && record != null) {
 				this.admin.apply("Resuming the initial snapshot of slot " + slot, (connection) -> {
-					runner.resumeSnapshot(connection);
+					record.resume(connection);
 					return null;
 				});
 			}
@@ -167,11 +167,11 @@ final class InitialSnapshot {
 			this.states.snapshot();
 			ExportedSnapshot snapshot = export(handOff, replication);
 			try {
-				Chunks chunks = (runner != null) ? new Chunks(runner, handOff) : null;
+				Chunks chunks = (record != null) ? new Chunks(record, handOff) : null;
 				SnapshotResult result = deliver(snapshot, chunks);
 				if (chunks != null) {
 					this.admin.apply("Removing the chunks of slot " + slot + "'s snapshot", (connection) -> {
-						runner.forgetSnapshot(connection, chunks.id);
+						record.forget(connection, chunks.id);
 						return null;
 					});
 				}
@@ -271,25 +271,25 @@ final class InitialSnapshot {
 	}
 
 	/**
-	 * Returns the backfill runner that resumes this snapshot after a crash, or
+	 * Returns the record through which a backfill resumes this snapshot after a crash, or
 	 * {@code null} when it cannot: no backfills, a temporary slot, or a table without a
 	 * key or partitioned (whose rows a backfill cannot read).
 	 */
-	private @Nullable BackfillRunner resumable() {
-		BackfillRunner runner = this.backfills;
-		if (runner == null || this.config.temporary()) {
+	private @Nullable SnapshotChunkRecord resumable() {
+		SnapshotChunkRecord record = this.chunkRecord;
+		if (record == null || this.config.temporary()) {
 			return null;
 		}
 		boolean resumable = this.admin.apply("Checking the tables of slot " + this.config.slotName() + "'s snapshot",
 				(connection) -> {
 					for (TableId table : tables()) {
-						if (!runner.resumable(connection, table)) {
+						if (!record.resumable(connection, table)) {
 							return false;
 						}
 					}
 					return true;
 				});
-		return resumable ? runner : null;
+		return resumable ? record : null;
 	}
 
 	private SnapshotResult deliver(ExportedSnapshot snapshot, @Nullable Chunks chunks) throws InterruptedException {
@@ -377,19 +377,19 @@ final class InitialSnapshot {
 	 */
 	private final class Chunks {
 
-		private final BackfillRunner runner;
+		private final SnapshotChunkRecord record;
 
 		private final SnapshotHandOff handOff;
 
-		private final String id = BackfillRunner.snapshotId();
+		private final String id = SnapshotChunkRecord.newId();
 
 		private final Map<ChunkRange, Integer> ordinals = new HashMap<>();
 
 		/** Chunks whose rows were all dispatched, with the entry of their last batch. */
 		private final ArrayDeque<Map.Entry<Integer, AckWindow.Entry>> settling = new ArrayDeque<>();
 
-		Chunks(BackfillRunner runner, SnapshotHandOff handOff) {
-			this.runner = runner;
+		Chunks(SnapshotChunkRecord record, SnapshotHandOff handOff) {
+			this.record = record;
 			this.handOff = handOff;
 		}
 
@@ -400,7 +400,7 @@ final class InitialSnapshot {
 			InitialSnapshot.this.admin.apply(
 					"Recording the chunks of slot " + InitialSnapshot.this.config.slotName() + "'s snapshot",
 					(connection) -> {
-						this.runner.recordSnapshot(connection, this.id, chunks);
+						this.record.record(connection, this.id, chunks);
 						this.handOff.planned(connection);
 						return null;
 					});
@@ -428,7 +428,7 @@ final class InitialSnapshot {
 					"Recording the progress of slot " + InitialSnapshot.this.config.slotName() + "'s snapshot",
 					(connection) -> {
 						for (int ordinal : done) {
-							this.runner.snapshotChunkDone(connection, this.id, ordinal, 0);
+							this.record.done(connection, this.id, ordinal);
 						}
 						return null;
 					});

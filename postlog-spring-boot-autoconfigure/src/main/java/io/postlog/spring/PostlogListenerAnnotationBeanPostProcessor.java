@@ -30,9 +30,8 @@ import org.springframework.util.StringValueResolver;
  * methods on beans, and {@link PgChangeListenerEndpoint} beans, and, once every singleton
  * exists, registers them with the {@link PostlogListenerRegistry}, with the
  * {@link PgListenerErrorHandler} beans they name. Method resolution (placeholders,
- * parameter shape, invoker) is the
- * {@link ListenerMethodResolver}'s; an unsupported method signature fails the bean's
- * creation with a message naming the method.
+ * parameter shape, invoker) is the {@link ListenerMethodResolver}'s; an unsupported
+ * method signature fails the bean's creation with a message naming the method.
  */
 public final class PostlogListenerAnnotationBeanPostProcessor
 		implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {

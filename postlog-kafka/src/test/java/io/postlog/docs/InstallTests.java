@@ -42,8 +42,8 @@ class InstallTests {
 		}
 		String bom = Files.readString(root.resolve("postlog-bom/pom.xml"));
 		List<String> managed = new ArrayList<>();
-		Matcher entry = MANAGED.matcher(
-				bom.substring(bom.indexOf("<dependencyManagement>"), bom.indexOf("</dependencyManagement>")));
+		Matcher entry = MANAGED
+			.matcher(bom.substring(bom.indexOf("<dependencyManagement>"), bom.indexOf("</dependencyManagement>")));
 		while (entry.find()) {
 			managed.add(entry.group(1));
 			assertThat(entry.group(2)).as("version of %s", entry.group(1)).isEqualTo(version);

@@ -35,14 +35,14 @@ public class PostlogIntegrationProperties {
 		private @Nullable String channel;
 
 		/**
-		 * Name of the channel a flow's failure is sent to as an ErrorMessage; the change
-		 * is acknowledged when the error flow returns. Without it, a failure fails the
-		 * listener and nothing is acknowledged past the change.
+		 * Name of the channel the failure of a flow is sent to as an ErrorMessage; the
+		 * change is acknowledged when the error flow returns. Without it, a failure fails
+		 * the listener and nothing is acknowledged past the change.
 		 */
 		private @Nullable String errorChannel;
 
 		/**
-		 * Listener id of the adapter, unique among the application's listeners.
+		 * Listener id of the adapter, unique among the listeners of the application.
 		 */
 		private String id = "postlog-inbound";
 
@@ -64,7 +64,7 @@ public class PostlogIntegrationProperties {
 
 		/**
 		 * Number of lanes; above 1, changes of different keys are sent on several threads
-		 * at once, each key's in order.
+		 * at once, those of each key in order.
 		 */
 		private int concurrency = 1;
 

@@ -37,6 +37,9 @@ final class ListenerSubscriptions {
 							(message) -> observed.message(endpoint, message, () -> messages.invoke(message)))
 					: Subscription.onMessage(endpoint.id(), messages::invoke);
 		}
+		else if (invoker instanceof SchemaInvoker schemas) {
+			subscription = Subscription.onSchemaChange(endpoint.id(), schemas::invoke);
+		}
 		else if (invoker instanceof TransactionInvoker transactions) {
 			subscription = transactions.method()
 				.takesAcknowledgment()
@@ -68,6 +71,9 @@ final class ListenerSubscriptions {
 											() -> changes.invoke(change, null))
 									: (ChangeHandler) (change) -> changes.invoke(change, null));
 			subscription = subscription.withFilter(endpoint::matches).withConcurrency(endpoint.concurrency());
+			if (changes instanceof RecordInvoker || changes.method().takesSchemaChange()) {
+				subscription = subscription.withSchemaHandler(new ChangeListenerSchemaHandler(endpoint, changes));
+			}
 		}
 		return subscription.withErrorHandler(errorHandler).withAutoStartup(endpoint.autoStartup());
 	}

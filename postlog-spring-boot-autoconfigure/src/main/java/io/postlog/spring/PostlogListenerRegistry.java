@@ -348,7 +348,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	private static List<TableId> tables(List<ListenerEndpoint> endpoints) {
 		Set<TableId> tables = new LinkedHashSet<>();
 		for (ListenerEndpoint endpoint : endpoints) {
-			if (endpoint.shape() != ListenerEndpoint.Shape.MESSAGE) {
+			if (endpoint.shape().readsRows()) {
 				if (endpoint.tables().isEmpty()) {
 					return List.of();
 				}

@@ -232,6 +232,11 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		return this.decoder instanceof PgOutputLogicalDecoder;
 	}
 
+	/** Whether a subscription takes schema changes, which only then are tracked. */
+	boolean wantsSchemaChanges() {
+		return this.subscriptions.stream().anyMatch((s) -> s.schemaHandler() != null);
+	}
+
 	boolean wantsMessages() {
 		return this.subscriptions.stream().anyMatch((s) -> s.kind() == ListenerShape.Kind.MESSAGE);
 	}

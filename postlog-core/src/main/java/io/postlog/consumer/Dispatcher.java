@@ -170,6 +170,9 @@ final class Dispatcher {
 		else if (event instanceof Event.MessageArrived arrived) {
 			message(arrived.message());
 		}
+		else if (event instanceof Event.SchemaChanged changed) {
+			schema(changed);
+		}
 		else {
 			commit((Event.Commit) event);
 		}
@@ -263,6 +266,16 @@ final class Dispatcher {
 			}
 		}
 		this.window.dispatched(own, message.lsn());
+	}
+
+	private void schema(Event.SchemaChanged changed) throws InterruptedException {
+		requireOpen("a schema change");
+		if (this.skipping || this.checkpointed) {
+			return;
+		}
+		for (Target target : this.targets) {
+			this.handlerNanos += target.schema(changed, entry());
+		}
 	}
 
 	private void commit(Event.Commit commit) throws InterruptedException {

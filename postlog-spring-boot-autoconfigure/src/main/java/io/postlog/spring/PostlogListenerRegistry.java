@@ -289,7 +289,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 			PgListenerErrorHandler handler = (endpoint.errorHandler() != null) ? endpoint.errorHandler()
 					: this.defaultErrorHandler;
 			builder.subscribe(ListenerSubscriptions.of(endpoint, new ListenerFailureHandler(endpoint, handler, group),
-					observations));
+					observations, ToastFiller.of(endpoint, plan.catalog(), group.toastReselects())));
 		}
 		List<ConsumerListener> listeners = new ArrayList<>();
 		listeners.add(group.recorder());

@@ -68,6 +68,7 @@ import org.jspecify.annotations.Nullable;
  * backfills
  * @param unacknowledgedWarning how long an {@code Acknowledgment} may stay outstanding
  * before a warning names its subscription and change
+ * @param ddlEvents whether postlog's DDL event triggers are installed and read
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
 		PublicationMode publicationMode, List<TableId> tables, @Nullable Boolean binary, LogicalDecoder decoder,
@@ -76,7 +77,8 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		Duration stopTimeout, ConsumerListener listener, ValueDecoders valueDecoders, List<Subscription> subscriptions,
 		LogicalStreamFactory streams, @Nullable AdminConnections admin, CheckpointStore checkpointStore,
 		int checkpointBatch, Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety,
-		@Nullable SnapshotSettings snapshot, @Nullable BackfillSettings backfill, Duration unacknowledgedWarning) {
+		@Nullable SnapshotSettings snapshot, @Nullable BackfillSettings backfill, Duration unacknowledgedWarning,
+		boolean ddlEvents) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -112,6 +114,10 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 			throw new ReplicationConsumerException("Decoder " + decoder.name() + " reads the catalog for what its "
 					+ "plugin does not send (relations, types), which needs an admin connection: set "
 					+ "adminConnection, adminDataSource or jdbcUrl");
+		}
+		if (ddlEvents && admin == null) {
+			throw new ReplicationConsumerException("DDL events install event triggers, which needs an admin "
+					+ "connection: set adminConnection, adminDataSource or jdbcUrl");
 		}
 		if (admin == null && slotLifecycle == SlotLifecycle.OWNED) {
 			throw new ReplicationConsumerException("An OWNED slot is dropped on stop, which needs an admin "
@@ -214,7 +220,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 
 	/** Whether a subscription takes schema changes, which only then are tracked. */
 	boolean wantsSchemaChanges() {
-		return this.subscriptions.stream().anyMatch((s) -> s.schemaHandler() != null);
+		return this.ddlEvents || this.subscriptions.stream().anyMatch((s) -> s.schemaHandler() != null);
 	}
 
 	boolean wantsMessages() {

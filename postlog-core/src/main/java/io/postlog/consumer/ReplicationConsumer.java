@@ -421,7 +421,7 @@ public final class ReplicationConsumer {
 					this.subscriptions, streams, adminConnections(), this.checkpointStore, this.checkpointBatch,
 					this.checkpointBatchDelay, streamingOptions(),
 					new WalSafety(this.failover, this.lostSlotAction, this.heartbeatMonitor, this.heartbeatTable),
-					snapshotSettings(connections), backfillSettings(), this.unacknowledgedWarning));
+					snapshotSettings(connections), backfillSettings(), this.unacknowledgedWarning, this.ddlEvents));
 		}
 
 	}

@@ -53,6 +53,8 @@ final class AckWindow {
 
 	private final Map<WindowMarks, Long> holds = new IdentityHashMap<>();
 
+	private final PositionWaiters waiters = new PositionWaiters(() -> this.acked);
+
 	AckWindow(ConsumerListener listener, String slotName) {
 		this.listener = listener;
 		this.slotName = slotName;
@@ -64,6 +66,17 @@ final class AckWindow {
 	 */
 	Lsn acked() {
 		return Lsn.of(this.acked);
+	}
+
+	/**
+	 * Waits until the acknowledgeable position is at or past a target.
+	 * @param target the position
+	 * @param timeoutNanos how long to wait at most
+	 * @return whether it got there in time
+	 * @throws InterruptedException if interrupted
+	 */
+	boolean awaitAcked(Lsn target, long timeoutNanos) throws InterruptedException {
+		return this.waiters.await(target.value(), timeoutNanos);
 	}
 
 	/**
@@ -218,6 +231,7 @@ final class AckWindow {
 			return false;
 		}
 		this.acked = floor;
+		this.waiters.moved();
 		return true;
 	}
 

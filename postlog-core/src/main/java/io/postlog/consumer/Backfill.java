@@ -13,7 +13,9 @@ import org.jspecify.annotations.Nullable;
  * their rows reach the consumer's subscriptions as {@link io.postlog.Operation#SNAPSHOT}
  * changes, chunk by chunk in key order, between the stream's transactions. Its progress
  * is recorded after every chunk the subscriptions finished, so that after a restart it
- * resumes at the next chunk. Thread-safe: progress may be read and {@link #cancel()}
+ * resumes at the next chunk. A backfill is read in parts: one per table, or, for one that
+ * resumes an interrupted initial snapshot ({@link #resumesSnapshot()}), one per chunk the
+ * snapshot had not finished. Thread-safe: progress may be read and {@link #cancel()}
  * called from any thread.
  */
 public final class Backfill {
@@ -21,6 +23,8 @@ public final class Backfill {
 	private final String id;
 
 	private final List<TableId> tables;
+
+	private final List<TableId> parts;
 
 	private final long[] rowsDone;
 
@@ -34,12 +38,18 @@ public final class Backfill {
 
 	private volatile @Nullable Throwable failure;
 
-	Backfill(String id, List<TableId> tables) {
+	/**
+	 * Creates a backfill.
+	 * @param id its id
+	 * @param parts each part's table, in the order they are read
+	 */
+	Backfill(String id, List<TableId> parts) {
 		this.id = Objects.requireNonNull(id, "id");
-		this.tables = List.copyOf(tables);
-		this.rowsDone = new long[tables.size()];
-		this.rowsEstimated = new long[tables.size()];
-		this.tablesDone = new boolean[tables.size()];
+		this.parts = List.copyOf(parts);
+		this.tables = List.copyOf(new java.util.LinkedHashSet<>(parts));
+		this.rowsDone = new long[parts.size()];
+		this.rowsEstimated = new long[parts.size()];
+		this.tablesDone = new boolean[parts.size()];
 		java.util.Arrays.fill(this.rowsEstimated, -1);
 	}
 
@@ -57,6 +67,30 @@ public final class Backfill {
 	 */
 	public List<TableId> tables() {
 		return this.tables;
+	}
+
+	/**
+	 * Returns whether this backfill reads what an interrupted initial snapshot did not
+	 * deliver.
+	 * @return whether it resumes a snapshot
+	 */
+	public boolean resumesSnapshot() {
+		return this.id.startsWith(BackfillStore.SNAPSHOT_PREFIX);
+	}
+
+	/** Each part's table, in the order they are read. */
+	List<TableId> parts() {
+		return this.parts;
+	}
+
+	/** Whether every part of a table is done. */
+	synchronized boolean tableDone(TableId table) {
+		for (int i = 0; i < this.parts.size(); i++) {
+			if (this.parts.get(i).equals(table) && !this.tablesDone[i]) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**
@@ -96,15 +130,28 @@ public final class Backfill {
 	}
 
 	/**
-	 * Returns each table's progress; chunks are counted as they are read, their total is
-	 * not known ({@code -1}).
+	 * Returns each table's progress: rows done and estimated summed over its parts, the
+	 * parts done as {@code chunksDone} and its parts as {@code chunksTotal} (one per
+	 * table, or one per unfinished snapshot chunk when it {@link #resumesSnapshot()
+	 * resumes a snapshot}), and whether every part is done.
 	 * @return a copy of the progress
 	 */
 	public synchronized List<TableProgress> progress() {
 		List<TableProgress> progress = new ArrayList<>(this.tables.size());
-		for (int i = 0; i < this.tables.size(); i++) {
-			progress.add(new TableProgress(this.tables.get(i), this.rowsDone[i], this.rowsEstimated[i], -1, -1,
-					this.tablesDone[i]));
+		for (TableId table : this.tables) {
+			long rows = 0;
+			long estimated = 0;
+			int parts = 0;
+			int done = 0;
+			for (int i = 0; i < this.parts.size(); i++) {
+				if (this.parts.get(i).equals(table)) {
+					parts++;
+					rows += this.rowsDone[i];
+					estimated = (estimated < 0 || this.rowsEstimated[i] < 0) ? -1 : estimated + this.rowsEstimated[i];
+					done += this.tablesDone[i] ? 1 : 0;
+				}
+			}
+			progress.add(new TableProgress(table, rows, estimated, done, parts, done == parts));
 		}
 		return progress;
 	}

@@ -6,10 +6,12 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -22,6 +24,7 @@ import io.postlog.snapshot.BackfillChunk;
 import io.postlog.snapshot.BackfillReader;
 import io.postlog.snapshot.BackfillRefusedException;
 import io.postlog.snapshot.BackfillTable;
+import io.postlog.snapshot.ChunkRange;
 import io.postlog.snapshot.SnapshotReadException;
 import io.postlog.types.ValueDecoders;
 import org.jspecify.annotations.Nullable;
@@ -69,6 +72,12 @@ final class BackfillRunner implements Runnable {
 
 	private final boolean binary;
 
+	/**
+	 * Whether an initial snapshot resumes its own backfill ({@link #resumeSnapshot}),
+	 * which {@link #resume()} then leaves alone.
+	 */
+	private final boolean snapshotResumes;
+
 	private final LinkedBlockingQueue<Queued> queue = new LinkedBlockingQueue<>();
 
 	private final Map<String, Backfill> backfills = new ConcurrentHashMap<>();
@@ -80,7 +89,7 @@ final class BackfillRunner implements Runnable {
 	private long lastLog;
 
 	BackfillRunner(ConsumerConfig config, BackfillSettings settings, BackfillWindow window, AckWindow ackWindow,
-			ConsumerStates states, ValueDecoders decoders, int serverVersion, boolean binary) {
+			ConsumerStates states, ValueDecoders decoders, int serverVersion, boolean binary, boolean snapshotResumes) {
 		this.config = config;
 		this.settings = settings;
 		this.window = window;
@@ -90,6 +99,7 @@ final class BackfillRunner implements Runnable {
 		this.store = new BackfillStore(settings.progressTable(), config.slotName());
 		this.reader = new BackfillReader(decoders, serverVersion);
 		this.binary = binary;
+		this.snapshotResumes = snapshotResumes;
 		this.connection = new BackfillConnection(config, settings, () -> this.stopped);
 	}
 
@@ -191,22 +201,7 @@ final class BackfillRunner implements Runnable {
 			try (Connection loading = this.settings.readers().connect()) {
 				loading.setAutoCommit(true);
 				this.store.create(loading);
-				for (BackfillStore.Stored stored : this.store.unfinished(loading)) {
-					if (this.backfills.containsKey(stored.id)) {
-						// Submitted by this consumer as it started (its new tables).
-						continue;
-					}
-					Backfill backfill = new Backfill(stored.id, stored.tables);
-					for (int i = 0; i < stored.tables.size(); i++) {
-						backfill.progressed(i, stored.rows.get(i), -1, stored.done.get(i));
-						if (!stored.done.get(i)) {
-							activate(loading, stored.tables.get(i));
-						}
-					}
-					logger.info("Backfill {} of {} for slot {} resumes", backfill.id(), backfill.tables(),
-							this.config.slotName());
-					enqueue(backfill, stored);
-				}
+				load(loading, false);
 				return;
 			}
 			catch (SQLException ex) {
@@ -215,6 +210,41 @@ final class BackfillRunner implements Runnable {
 						backOff.toMillis(), ex.getClass().getName() + " " + PgErrors.sqlState(ex));
 				Thread.sleep(backOff.toMillis());
 			}
+		}
+	}
+
+	/**
+	 * Queues the backfill that resumes an interrupted initial snapshot: called on the
+	 * delivery thread before the stream starts, so that the window merges the updates of
+	 * its tables from the first streamed transaction on.
+	 * @param connection an ordinary connection in auto-commit
+	 * @throws SQLException if the progress cannot be read
+	 */
+	void resumeSnapshot(Connection connection) throws SQLException {
+		this.store.create(connection);
+		load(connection, true);
+	}
+
+	private synchronized void load(Connection loading, boolean snapshots) throws SQLException {
+		for (BackfillStore.Stored stored : this.store.unfinished(loading)) {
+			boolean snapshot = stored.id.startsWith(BackfillStore.SNAPSHOT_PREFIX);
+			if (this.backfills.containsKey(stored.id) || (snapshot && this.snapshotResumes != snapshots)
+					|| (!snapshot && snapshots)) {
+				// Submitted by this consumer as it started (its new tables), or left to
+				// the initial snapshot's decision.
+				continue;
+			}
+			Backfill backfill = new Backfill(stored.id, stored.tables);
+			Set<TableId> activated = new HashSet<>();
+			for (int i = 0; i < stored.tables.size(); i++) {
+				backfill.progressed(i, stored.rows.get(i), -1, stored.done.get(i));
+				if (!stored.done.get(i) && activated.add(stored.tables.get(i))) {
+					activate(loading, stored.tables.get(i));
+				}
+			}
+			logger.info("Backfill {} of {} for slot {} resumes", backfill.id(), backfill.tables(),
+					this.config.slotName());
+			enqueue(backfill, stored);
 		}
 	}
 
@@ -235,12 +265,13 @@ final class BackfillRunner implements Runnable {
 		Backfill backfill = queued.backfill;
 		backfill.moveTo(Backfill.State.RUNNING, null);
 		try {
-			for (int i = 0; i < backfill.tables().size(); i++) {
+			for (int i = 0; i < backfill.parts().size(); i++) {
 				if (backfill.tableDone(i)) {
 					continue;
 				}
 				List<String> after = (queued.stored != null) ? queued.stored.after.get(i) : null;
-				if (!table(backfill, i, after)) {
+				ChunkRange range = (queued.stored != null) ? queued.stored.ranges.get(i) : null;
+				if (!table(backfill, i, after, range)) {
 					if (backfill.cancelRequested() && !this.stopped && forget(backfill)) {
 						backfill.moveTo(Backfill.State.CANCELLED, null);
 						logger.info("Backfill {} of {} for slot {} cancelled after {} rows", backfill.id(),
@@ -268,9 +299,9 @@ final class BackfillRunner implements Runnable {
 	 * @return whether it got there (else the backfill was cancelled, or the consumer
 	 * stops)
 	 */
-	private boolean table(Backfill backfill, int ordinal, @Nullable List<String> resumeAfter)
-			throws InterruptedException {
-		TableId tableId = backfill.tables().get(ordinal);
+	private boolean table(Backfill backfill, int ordinal, @Nullable List<String> resumeAfter,
+			@Nullable ChunkRange range) throws InterruptedException {
+		TableId tableId = backfill.parts().get(ordinal);
 		BackfillTable table = this.connection.run(backfill,
 				(c) -> this.reader.plan(c, tableId, this.config.publicationName()));
 		if (table == null) {
@@ -280,9 +311,12 @@ final class BackfillRunner implements Runnable {
 		ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
 		try {
 			long rows = backfill.tableRows(ordinal);
-			backfill.progressed(ordinal, rows, table.estimatedRows(), false);
-			logger.info("Backfill {} reads {} for slot {} ({} rows estimated)", backfill.id(), tableId,
-					this.config.slotName(), table.estimatedRows());
+			long estimated = (range != null) ? -1 : table.estimatedRows();
+			backfill.progressed(ordinal, rows, estimated, false);
+			if (range == null) {
+				logger.info("Backfill {} reads {} for slot {} ({} rows estimated)", backfill.id(), tableId,
+						this.config.slotName(), table.estimatedRows());
+			}
 			List<String> settledAfter = resumeAfter;
 			List<String> readAfter = resumeAfter;
 			boolean readToEnd = false;
@@ -290,7 +324,7 @@ final class BackfillRunner implements Runnable {
 			int attempt = 1;
 			while (true) {
 				if (!readToEnd && inFlight.size() < CHUNKS_IN_FLIGHT) {
-					InFlight read = read(backfill, table, readAfter, chunkNumber++);
+					InFlight read = read(backfill, table, range, readAfter, chunkNumber++);
 					if (read == null) {
 						return false;
 					}
@@ -330,7 +364,7 @@ final class BackfillRunner implements Runnable {
 				if (!save(backfill, ordinal, settledAfter, rows, last)) {
 					return false;
 				}
-				backfill.progressed(ordinal, rows, table.estimatedRows(), last);
+				backfill.progressed(ordinal, rows, estimated, last);
 				logProgress(backfill, last);
 				if (last) {
 					return true;
@@ -339,7 +373,7 @@ final class BackfillRunner implements Runnable {
 		}
 		finally {
 			abandon(inFlight);
-			if (backfill.tableDone(ordinal)) {
+			if (backfill.tableDone(tableId)) {
 				this.window.deactivate(tableId);
 			}
 		}
@@ -375,8 +409,8 @@ final class BackfillRunner implements Runnable {
 	 * @return the chunk in flight (with no rows, and closed, if the table has none left),
 	 * or {@code null} if cancelled or stopping
 	 */
-	private @Nullable InFlight read(Backfill backfill, BackfillTable table, @Nullable List<String> after,
-			int chunkNumber) throws InterruptedException {
+	private @Nullable InFlight read(Backfill backfill, BackfillTable table, @Nullable ChunkRange range,
+			@Nullable List<String> after, int chunkNumber) throws InterruptedException {
 		if (!awaitStreaming(backfill)) {
 			return null;
 		}
@@ -387,7 +421,7 @@ final class BackfillRunner implements Runnable {
 		try {
 			BackfillChunk rows = this.connection.run(backfill, (c) -> {
 				this.watermarks.write(c, chunk.low());
-				BackfillChunk read = this.reader.read(c, table, after, this.settings.chunkSize(), this.binary,
+				BackfillChunk read = this.reader.read(c, table, range, after, this.settings.chunkSize(), this.binary,
 						chunk.deliveredBefore);
 				if (!read.rows().isEmpty()) {
 					chunk.rows(read);

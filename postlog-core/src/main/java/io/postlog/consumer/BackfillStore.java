@@ -15,20 +15,25 @@ import java.util.Map;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
+import io.postlog.snapshot.ChunkRange;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where backfills record their progress: one row per slot, backfill and table, holding
- * the text of the last key delivered and acknowledged, the rows done and whether the
- * table is done. Written after each chunk every subscription finished, so a restart
- * resumes at the next chunk; a chunk whose progress was not written yet is read again.
- * Stateless; callers pass the connection.
+ * Where backfills record their progress: one row per slot, backfill and part (a table, or
+ * for a resumable initial snapshot one of its chunks, whose range the row holds as
+ * numbers), holding the text of the last key delivered and acknowledged, the rows done
+ * and whether the part is done. Written after each chunk every subscription finished, so
+ * a restart resumes at the next chunk; a chunk whose progress was not written yet is read
+ * again. Stateless; callers pass the connection.
  */
 final class BackfillStore {
 
 	private static final Logger logger = LoggerFactory.getLogger(BackfillStore.class);
+
+	/** How the id of a resumable initial snapshot's backfill begins. */
+	static final String SNAPSHOT_PREFIX = "snapshot-";
 
 	private final TableId table;
 
@@ -58,7 +63,12 @@ final class BackfillStore {
 				+ " backfill_id text NOT NULL, ordinal int NOT NULL, table_schema text NOT NULL,"
 				+ " table_name text NOT NULL, after_key text[], rows_done bigint NOT NULL DEFAULT 0,"
 				+ " done boolean NOT NULL DEFAULT false, updated_at timestamptz NOT NULL DEFAULT now(),"
+				+ " chunk_kind text, chunk_column text, chunk_from bigint, chunk_to bigint,"
 				+ " PRIMARY KEY (slot_name, backfill_id, ordinal))";
+		// Tables made before snapshots resumed lack the chunk columns.
+		String alter = "ALTER TABLE " + this.quoted + " ADD COLUMN IF NOT EXISTS chunk_kind text,"
+				+ " ADD COLUMN IF NOT EXISTS chunk_column text, ADD COLUMN IF NOT EXISTS chunk_from bigint,"
+				+ " ADD COLUMN IF NOT EXISTS chunk_to bigint";
 		try (Statement statement = connection.createStatement()) {
 			try {
 				statement.execute(create);
@@ -70,6 +80,66 @@ final class BackfillStore {
 				logger.debug("Backfill progress table {} was created by another session at the same moment ({})",
 						this.table, PgErrors.sqlState(ex));
 				statement.execute(create);
+			}
+			if (!hasChunkColumns(connection)) {
+				statement.execute(alter);
+			}
+		}
+	}
+
+	private boolean hasChunkColumns(Connection connection) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM pg_catalog.pg_attribute a"
+				+ " JOIN pg_catalog.pg_class c ON c.oid = a.attrelid JOIN pg_catalog.pg_namespace n"
+				+ " ON n.oid = c.relnamespace WHERE n.nspname = ? AND c.relname = ? AND a.attname = 'chunk_to'"
+				+ " AND NOT a.attisdropped")) {
+			statement.setString(1, this.table.schema());
+			statement.setString(2, this.table.name());
+			try (ResultSet row = statement.executeQuery()) {
+				return row.next();
+			}
+		}
+	}
+
+	/**
+	 * Records the chunks of a resumable initial snapshot as the parts of a backfill, in
+	 * one transaction, after removing any earlier snapshot of the slot.
+	 * @param connection the connection, in auto-commit (left in it)
+	 * @param backfillId the snapshot's backfill id
+	 * @param chunks the chunks
+	 * @throws SQLException if they cannot be recorded
+	 */
+	void insertSnapshot(Connection connection, String backfillId, List<ChunkRange> chunks) throws SQLException {
+		connection.setAutoCommit(false);
+		try {
+			try (PreparedStatement statement = connection.prepareStatement("DELETE FROM " + this.quoted
+					+ " WHERE slot_name = ? AND backfill_id LIKE '" + SNAPSHOT_PREFIX + "%'")) {
+				statement.setString(1, this.slotName);
+				statement.executeUpdate();
+			}
+			try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + this.quoted
+					+ " (slot_name, backfill_id, ordinal, table_schema, table_name, chunk_kind, chunk_column,"
+					+ " chunk_from, chunk_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+				for (int i = 0; i < chunks.size(); i++) {
+					ChunkRange chunk = chunks.get(i);
+					statement.setString(1, this.slotName);
+					statement.setString(2, backfillId);
+					statement.setInt(3, i);
+					statement.setString(4, chunk.table().schema());
+					statement.setString(5, chunk.table().name());
+					statement.setString(6, chunk.kind().name());
+					statement.setString(7, chunk.column());
+					statement.setObject(8, chunk.from(), java.sql.Types.BIGINT);
+					statement.setObject(9, chunk.to(), java.sql.Types.BIGINT);
+					statement.addBatch();
+				}
+				statement.executeBatch();
+			}
+			connection.commit();
+		}
+		finally {
+			if (!connection.getAutoCommit()) {
+				connection.rollback();
+				connection.setAutoCommit(true);
 			}
 		}
 	}
@@ -96,17 +166,20 @@ final class BackfillStore {
 	List<Stored> unfinished(Connection connection) throws SQLException {
 		Map<String, Stored> backfills = new LinkedHashMap<>();
 		try (PreparedStatement statement = connection.prepareStatement("SELECT backfill_id, table_schema, table_name,"
-				+ " after_key, rows_done, done FROM " + this.quoted + " WHERE slot_name = ? AND backfill_id IN"
-				+ " (SELECT backfill_id FROM " + this.quoted + " WHERE slot_name = ? AND NOT done)"
-				+ " ORDER BY (SELECT min(updated_at) FROM " + this.quoted + " o WHERE o.slot_name = ?"
-				+ " AND o.backfill_id = " + this.quoted + ".backfill_id), backfill_id, ordinal")) {
+				+ " after_key, rows_done, done, chunk_kind, chunk_column, chunk_from, chunk_to FROM " + this.quoted
+				+ " WHERE slot_name = ? AND backfill_id IN" + " (SELECT backfill_id FROM " + this.quoted
+				+ " WHERE slot_name = ? AND NOT done)" + " ORDER BY (SELECT min(updated_at) FROM " + this.quoted
+				+ " o WHERE o.slot_name = ?" + " AND o.backfill_id = " + this.quoted
+				+ ".backfill_id), backfill_id, ordinal")) {
 			statement.setString(1, this.slotName);
 			statement.setString(2, this.slotName);
 			statement.setString(3, this.slotName);
 			try (ResultSet row = statement.executeQuery()) {
 				while (row.next()) {
 					Stored stored = backfills.computeIfAbsent(row.getString(1), Stored::new);
-					stored.tables.add(new TableId(row.getString(2), row.getString(3)));
+					TableId table = new TableId(row.getString(2), row.getString(3));
+					stored.tables.add(table);
+					stored.ranges.add(range(table, stored.ranges.size(), row));
 					Array key = row.getArray(4);
 					stored.after.add((key != null) ? Arrays.asList((String[]) key.getArray()) : null);
 					stored.rows.add(row.getLong(5));
@@ -115,6 +188,24 @@ final class BackfillStore {
 			}
 		}
 		return new ArrayList<>(backfills.values());
+	}
+
+	private static @Nullable ChunkRange range(TableId table, int index, ResultSet row) throws SQLException {
+		String kind = row.getString(7);
+		if (kind == null) {
+			return null;
+		}
+		Long from = row.getObject(9, Long.class);
+		Long to = row.getObject(10, Long.class);
+		try {
+			return new ChunkRange(table, index, ChunkRange.Kind.valueOf(kind), row.getString(8), from, to);
+		}
+		catch (IllegalArgumentException ex) {
+			// A range this version cannot read is read whole: a superset is safe.
+			logger.warn("Backfill part of {} has an unknown range ({}); reading the whole table", table,
+					ex.getMessage());
+			return ChunkRange.whole(table);
+		}
 	}
 
 	void save(Connection connection, String backfillId, int ordinal, @Nullable List<String> after, long rows,
@@ -151,6 +242,8 @@ final class BackfillStore {
 		final List<TableId> tables = new ArrayList<>();
 
 		final List<@Nullable List<String>> after = new ArrayList<>();
+
+		final List<@Nullable ChunkRange> ranges = new ArrayList<>();
 
 		final List<Long> rows = new ArrayList<>();
 

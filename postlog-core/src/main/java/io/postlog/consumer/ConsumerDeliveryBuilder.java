@@ -43,6 +43,8 @@ abstract class ConsumerDeliveryBuilder<B extends ConsumerDeliveryBuilder<B>> ext
 
 	Duration unacknowledgedWarning = Duration.ofSeconds(60);
 
+	@Nullable ColumnMasks masks;
+
 	CheckpointStore checkpointStore = SlotOnlyCheckpointStore.INSTANCE;
 
 	int checkpointBatch = 1;
@@ -101,6 +103,18 @@ abstract class ConsumerDeliveryBuilder<B extends ConsumerDeliveryBuilder<B>> ext
 	 */
 	public B maxUnacknowledged(int maxUnacknowledged) {
 		this.maxUnacknowledged = maxUnacknowledged;
+		return self();
+	}
+
+	/**
+	 * Sets column masks: every change, streamed, snapshot or backfilled, is masked before
+	 * any subscription sees it, so no subscription (nor a Kafka relay or dead-letter
+	 * writer built on one) receives a masked column's value.
+	 * @param masks the masks
+	 * @return this builder
+	 */
+	public B masks(ColumnMasks masks) {
+		this.masks = masks;
 		return self();
 	}
 

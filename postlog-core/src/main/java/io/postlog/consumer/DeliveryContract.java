@@ -13,6 +13,7 @@ import io.postlog.admin.SlotInfo;
 import io.postlog.consumer.spill.SpillLimitExceededException;
 import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.decoder.LogicalDecoder;
+import io.postlog.snapshot.BackfillReader;
 import io.postlog.stream.LogicalStream;
 import io.postlog.stream.StreamRequest;
 import io.postlog.types.ValueDecoders;
@@ -148,19 +149,24 @@ final class DeliveryContract implements Runnable {
 		this.slotCheck = (config.admin() != null && !config.temporary())
 				? new SlotPositionCheck(config.admin(), config.slotName(), window, config.listener()) : null;
 		SnapshotSettings snapshot = config.snapshot();
-		this.snapshot = (snapshot != null && config.admin() != null) ? new InitialSnapshot(config, snapshot,
-				setup.heartbeatTable(), config.admin(), decoders, this.dispatcher, window, states, this.stop) : null;
+		boolean snapshots = snapshot != null && config.admin() != null;
 		BackfillSettings backfill = config.backfill();
 		if (backfill != null) {
 			Watermarks watermarks = new Watermarks(setup.serverVersion(), backfill.watermarkTable(), config.slotName());
 			this.backfills = new BackfillWindow(config, this.dispatcher, watermarks, backfill);
 			this.backfillRunner = new BackfillRunner(config, backfill, this.backfills, window, states, decoders,
-					setup.serverVersion(), setup.request().binary());
+					setup.serverVersion(), setup.request().binary(), snapshots);
 		}
 		else {
 			this.backfills = null;
 			this.backfillRunner = null;
 		}
+		SnapshotChunkRecord chunkRecord = (backfill != null && this.backfillRunner != null)
+				? new SnapshotChunkRecord(config, backfill, this.backfillRunner,
+						new BackfillReader(decoders, setup.serverVersion()), setup.serverVersion())
+				: null;
+		this.snapshot = snapshots ? new InitialSnapshot(config, snapshot, setup.heartbeatTable(), config.admin(),
+				decoders, this.dispatcher, window, states, this.stop, chunkRecord) : null;
 		this.session = new DeliverySession(config, setup, decoders, spill, this.threads, window, this.dispatcher,
 				this.backfills, controls, this.stop, () -> this.fatal);
 	}

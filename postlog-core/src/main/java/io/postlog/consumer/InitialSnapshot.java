@@ -3,8 +3,11 @@ package io.postlog.consumer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
@@ -14,10 +17,12 @@ import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
 import io.postlog.admin.ReplicationAdmin;
+import io.postlog.snapshot.ChunkRange;
 import io.postlog.snapshot.ExportedSnapshot;
 import io.postlog.snapshot.SnapshotHandOff;
 import io.postlog.snapshot.SnapshotReader;
 import io.postlog.snapshot.SnapshotResult;
+import io.postlog.snapshot.SnapshotSink;
 import io.postlog.types.ValueDecoders;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGProperty;
@@ -32,10 +37,21 @@ import org.slf4j.LoggerFactory;
  * in batches, to the same subscriptions and lanes as stream changes. Only once every
  * batch is finished (handlers returned, lanes passed it, every {@code Acknowledgment}
  * acknowledged) is the slot handed over; the stream then starts at the consistent point.
- * A failure or a stop before that leaves nothing to stream from (PostgreSQL 12+) or a
- * marker that says {@code started} (10, 11), so the next attempt, in this process or
- * another, snapshots again. Not thread-safe but for {@link #cancel()} and
- * {@link #progress()}.
+ * <p>
+ * <b>Resumable</b> when the consumer runs backfills, its slot is not temporary, and every
+ * published table has a key and is not partitioned: the permanent slot is created with
+ * the exported snapshot at the start ({@link SnapshotHandOff.Method#RESUMABLE}), every
+ * chunk the reader plans is recorded in the backfill progress table (as one part of a
+ * backfill whose id begins with {@code snapshot-}) before the first row is delivered, and
+ * each chunk is marked done there once every subscription finished its rows. A crash or a
+ * stop then leaves the slot at the snapshot's consistent point and the chunks not done on
+ * record: the next start ({@link SnapshotHandOff.Action#RESUME}) streams from the
+ * consistent point while the {@link BackfillRunner} reads those chunks between
+ * watermarks, so rows deleted meanwhile arrive as {@code DELETE} and no listener has to
+ * start its model over. Otherwise a failure or a stop before the hand-over leaves nothing
+ * to stream from (PostgreSQL 12+) or a marker that says {@code started} (10, 11), so the
+ * next attempt, in this process or another, snapshots again. Not thread-safe but for
+ * {@link #cancel()} and {@link #progress()}.
  */
 final class InitialSnapshot {
 
@@ -61,6 +77,8 @@ final class InitialSnapshot {
 
 	private final StopSignal stop;
 
+	private final @Nullable SnapshotChunkRecord chunkRecord;
+
 	private final boolean routing;
 
 	private final int batchSize;
@@ -79,7 +97,7 @@ final class InitialSnapshot {
 
 	InitialSnapshot(ConsumerConfig config, SnapshotSettings settings, @Nullable TableId heartbeatTable,
 			AdminConnections admin, ValueDecoders decoders, Dispatcher dispatcher, AckWindow window,
-			ConsumerStates states, StopSignal stop) {
+			ConsumerStates states, StopSignal stop, @Nullable SnapshotChunkRecord chunkRecord) {
 		this.config = config;
 		this.settings = settings;
 		this.heartbeatTable = heartbeatTable;
@@ -89,6 +107,7 @@ final class InitialSnapshot {
 		this.window = window;
 		this.states = states;
 		this.stop = stop;
+		this.chunkRecord = chunkRecord;
 		this.routing = config.subscriptions().stream().anyMatch((s) -> s.concurrency() > 1);
 		this.batchSize = Math.min(BATCH, config.maxTransactionChanges());
 	}
@@ -124,23 +143,38 @@ final class InitialSnapshot {
 	 */
 	void run() throws InterruptedException {
 		String slot = this.config.slotName();
+		SnapshotChunkRecord record = resumable();
 		Connection replication = connect();
 		try (SnapshotHandOff handOff = SnapshotHandOff.open(replication, slot, this.config.slotLifecycle(),
-				this.settings.markerTable())) {
-			if (handOff.method() == SnapshotHandOff.Method.MARKER_TABLE) {
+				this.settings.markerTable(), record != null)) {
+			if (handOff.method() == SnapshotHandOff.Method.MARKER_TABLE
+					|| handOff.method() == SnapshotHandOff.Method.RESUMABLE) {
 				// A publication of all tables publishes the marker's updates too.
 				this.dispatcher.ignore(this.settings.markerTable());
 			}
 			SnapshotHandOff.Decision decision = this.admin.apply("Deciding on the initial snapshot of slot " + slot,
 					handOff::decide);
-			if (decision.action() == SnapshotHandOff.Action.STREAM) {
+			if (decision.action() == SnapshotHandOff.Action.RESUME && record != null) {
+				this.admin.apply("Resuming the initial snapshot of slot " + slot, (connection) -> {
+					record.resume(connection);
+					return null;
+				});
+			}
+			if (decision.action() != SnapshotHandOff.Action.SNAPSHOT) {
 				this.pending = false;
 				return;
 			}
 			this.states.snapshot();
 			ExportedSnapshot snapshot = export(handOff, replication);
 			try {
-				SnapshotResult result = deliver(snapshot);
+				Chunks chunks = (record != null) ? new Chunks(record, handOff) : null;
+				SnapshotResult result = deliver(snapshot, chunks);
+				if (chunks != null) {
+					this.admin.apply("Removing the chunks of slot " + slot + "'s snapshot", (connection) -> {
+						record.forget(connection, chunks.id);
+						return null;
+					});
+				}
 				this.admin.apply("Handing slot " + slot + " over to its stream", handOff::complete);
 				this.window.baseline(snapshot.consistentPoint());
 				this.pending = false;
@@ -236,7 +270,29 @@ final class InitialSnapshot {
 		}
 	}
 
-	private SnapshotResult deliver(ExportedSnapshot snapshot) throws InterruptedException {
+	/**
+	 * Returns the record through which a backfill resumes this snapshot after a crash, or
+	 * {@code null} when it cannot: no backfills, a temporary slot, or a table without a
+	 * key or partitioned (whose rows a backfill cannot read).
+	 */
+	private @Nullable SnapshotChunkRecord resumable() {
+		SnapshotChunkRecord record = this.chunkRecord;
+		if (record == null || this.config.temporary()) {
+			return null;
+		}
+		boolean resumable = this.admin.apply("Checking the tables of slot " + this.config.slotName() + "'s snapshot",
+				(connection) -> {
+					for (TableId table : tables()) {
+						if (!record.resumable(connection, table)) {
+							return false;
+						}
+					}
+					return true;
+				});
+		return resumable ? record : null;
+	}
+
+	private SnapshotResult deliver(ExportedSnapshot snapshot, @Nullable Chunks chunks) throws InterruptedException {
 		List<TableId> tables = tables();
 		Lsn point = snapshot.consistentPoint();
 		this.consistentPoint = point;
@@ -247,8 +303,8 @@ final class InitialSnapshot {
 		if (this.cancelled) {
 			snapshotReader.cancel();
 		}
-		Batches batches = new Batches(point, snapshot.createdAt());
-		SnapshotResult result = snapshotReader.read(snapshot, tables, this.settings.options(), batches::add);
+		Batches batches = new Batches(point, snapshot.createdAt(), chunks);
+		SnapshotResult result = snapshotReader.read(snapshot, tables, this.settings.options(), batches);
 		batches.flush();
 		this.dispatcher.awaitLanes();
 		while (!this.window.awaitEmpty(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200))) {
@@ -262,8 +318,8 @@ final class InitialSnapshot {
 	}
 
 	/**
-	 * Returns the publication's tables, but for postlog's own: the marker table and the
-	 * heartbeat table, whose rows no subscription sees.
+	 * Returns the publication's tables, but for postlog's own: the marker table, the
+	 * heartbeat table and the watermark table, whose rows no subscription sees.
 	 */
 	private List<TableId> tables() {
 		List<TableId> published = this.admin.apply("Reading the tables of publication " + this.config.publicationName(),
@@ -272,6 +328,10 @@ final class InitialSnapshot {
 		tables.remove(this.settings.markerTable());
 		if (this.heartbeatTable != null) {
 			tables.remove(this.heartbeatTable);
+		}
+		BackfillSettings backfill = this.config.backfill();
+		if (backfill != null) {
+			tables.remove(backfill.watermarkTable());
 		}
 		return tables;
 	}
@@ -312,23 +372,109 @@ final class InitialSnapshot {
 	}
 
 	/**
+	 * The chunk record of a resumable snapshot: recorded before the first row, each chunk
+	 * marked done once the window let go of its last batch, on the delivery thread.
+	 */
+	private final class Chunks {
+
+		private final SnapshotChunkRecord record;
+
+		private final SnapshotHandOff handOff;
+
+		private final String id = SnapshotChunkRecord.newId();
+
+		private final Map<ChunkRange, Integer> ordinals = new HashMap<>();
+
+		/** Chunks whose rows were all dispatched, with the entry of their last batch. */
+		private final ArrayDeque<Map.Entry<Integer, AckWindow.Entry>> settling = new ArrayDeque<>();
+
+		Chunks(SnapshotChunkRecord record, SnapshotHandOff handOff) {
+			this.record = record;
+			this.handOff = handOff;
+		}
+
+		void planned(List<ChunkRange> chunks) {
+			for (int i = 0; i < chunks.size(); i++) {
+				this.ordinals.put(chunks.get(i), i);
+			}
+			InitialSnapshot.this.admin.apply(
+					"Recording the chunks of slot " + InitialSnapshot.this.config.slotName() + "'s snapshot",
+					(connection) -> {
+						this.record.record(connection, this.id, chunks);
+						this.handOff.planned(connection);
+						return null;
+					});
+		}
+
+		void dispatched(ChunkRange chunk, AckWindow.@Nullable Entry last) {
+			Integer ordinal = this.ordinals.get(chunk);
+			if (ordinal != null && last != null) {
+				this.settling.add(Map.entry(ordinal, last));
+			}
+			save(false);
+		}
+
+		/** Marks done the chunks whose batches left the window (all, at the end). */
+		void save(boolean all) {
+			List<Integer> done = new ArrayList<>();
+			while (!this.settling.isEmpty()
+					&& (all || InitialSnapshot.this.window.settled(List.of(this.settling.peek().getValue())))) {
+				done.add(this.settling.poll().getKey());
+			}
+			if (done.isEmpty()) {
+				return;
+			}
+			InitialSnapshot.this.admin.apply(
+					"Recording the progress of slot " + InitialSnapshot.this.config.slotName() + "'s snapshot",
+					(connection) -> {
+						for (int ordinal : done) {
+							this.record.done(connection, this.id, ordinal);
+						}
+						return null;
+					});
+		}
+
+	}
+
+	/**
 	 * Gathers the rows the reader hands over into batches for the dispatcher, on the
 	 * delivery thread.
 	 */
-	private final class Batches {
+	private final class Batches implements SnapshotSink {
 
 		private final Lsn consistentPoint;
 
 		private final Instant snapshotTime;
 
+		private final @Nullable Chunks chunks;
+
 		private List<Event.ChangeArrived> rows = new ArrayList<>(InitialSnapshot.this.batchSize);
 
-		Batches(Lsn consistentPoint, Instant snapshotTime) {
+		private AckWindow.@Nullable Entry last;
+
+		Batches(Lsn consistentPoint, Instant snapshotTime, @Nullable Chunks chunks) {
 			this.consistentPoint = consistentPoint;
 			this.snapshotTime = snapshotTime;
+			this.chunks = chunks;
 		}
 
-		void add(Change change) {
+		@Override
+		public void planned(List<ChunkRange> planned) {
+			if (this.chunks != null) {
+				this.chunks.planned(planned);
+			}
+		}
+
+		@Override
+		public void chunkDone(ChunkRange chunk) {
+			if (this.chunks != null) {
+				flush();
+				this.chunks.dispatched(chunk, this.last);
+			}
+		}
+
+		@Override
+		public void accept(Change change) {
 			if (InitialSnapshot.this.stop.requested()) {
 				throw new ListenerRunner.StopRequested();
 			}
@@ -349,7 +495,7 @@ final class InitialSnapshot {
 			List<Event.ChangeArrived> batch = this.rows;
 			this.rows = new ArrayList<>(InitialSnapshot.this.batchSize);
 			try {
-				InitialSnapshot.this.dispatcher.snapshot(batch, this.consistentPoint, this.snapshotTime);
+				this.last = InitialSnapshot.this.dispatcher.snapshot(batch, this.consistentPoint, this.snapshotTime);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();

@@ -129,8 +129,34 @@ public final class BackfillReader {
 	 */
 	public BackfillChunk read(Connection connection, BackfillTable table, @Nullable List<String> after, int limit,
 			boolean binary, long[] delivered) throws SQLException, InterruptedException {
+		return read(connection, table, null, after, limit, binary, delivered);
+	}
+
+	/**
+	 * Reads the next chunk within a range of the table (a chunk an interrupted initial
+	 * snapshot did not finish): at most {@code limit} rows of the range after
+	 * {@code after}, in key order. A range of another table, or of a key column the table
+	 * no longer publishes, is read as the whole table: a superset is safe, as the window
+	 * lets the stream win.
+	 * @param connection an ordinary connection in autocommit mode; left in it
+	 * @param table the table
+	 * @param range the range, or {@code null} for the whole table
+	 * @param after the key to read on from, in its text form, or {@code null} from the
+	 * start
+	 * @param limit the most rows
+	 * @param binary whether to read binary values (as a binary stream sends them)
+	 * @param delivered the ids of transactions the stream delivered before the read was
+	 * announced, all of which the read must see
+	 * @return the chunk
+	 * @throws SnapshotReadException if a value does not decode, or if a transaction stays
+	 * invisible
+	 * @throws SQLException if the read fails
+	 */
+	public BackfillChunk read(Connection connection, BackfillTable table, @Nullable ChunkRange range,
+			@Nullable List<String> after, int limit, boolean binary, long[] delivered)
+			throws SQLException, InterruptedException {
 		TablePlan plan = table.plan;
-		String sql = chunkSql(table, after, limit, binary);
+		String sql = chunkSql(table, range, after, limit, binary);
 		for (int attempt = 1;; attempt++) {
 			begin(connection);
 			boolean done = false;
@@ -244,6 +270,11 @@ public final class BackfillReader {
 	}
 
 	String chunkSql(BackfillTable table, @Nullable List<String> after, int limit, boolean binary) {
+		return chunkSql(table, null, after, limit, binary);
+	}
+
+	String chunkSql(BackfillTable table, @Nullable ChunkRange range, @Nullable List<String> after, int limit,
+			boolean binary) {
 		TablePlan plan = table.plan;
 		List<String> keys = new ArrayList<>();
 		for (int position : table.keyPositions) {
@@ -260,6 +291,13 @@ public final class BackfillReader {
 		List<String> conditions = new ArrayList<>();
 		if (plan.rowFilter != null) {
 			conditions.add("(" + plan.rowFilter + ")");
+		}
+		if (range != null && range.table().equals(plan.table)
+				&& (range.column() == null || plan.columnNames.contains(range.column()))) {
+			String where = range.where();
+			if (where != null) {
+				conditions.add("(" + where + ")");
+			}
 		}
 		if (after != null) {
 			if (after.size() != keys.size()) {

@@ -16,8 +16,9 @@ import org.jspecify.annotations.Nullable;
  * @param where the condition selecting the chunk's rows, built from numbers and a quoted
  * column name only, or {@code null} for the whole table
  * @param description what the chunk covers, for progress and errors; never a row value
+ * @param bounds the same range as numbers, which a resumed snapshot reads again
  */
-record Chunk(int index, @Nullable String where, String description) {
+record Chunk(int index, @Nullable String where, String description, Bounds bounds) {
 
 	/** More chunks than this only add statements; larger chunks are used instead. */
 	static final int MAX_CHUNKS = 100_000;
@@ -28,7 +29,7 @@ record Chunk(int index, @Nullable String where, String description) {
 	static final long DEFAULT_ROWS_PER_BLOCK = 100;
 
 	static List<Chunk> whole(String description) {
-		return List.of(new Chunk(0, null, description));
+		return List.of(new Chunk(0, null, description, new Bounds(ChunkRange.Kind.WHOLE, null, null, null)));
 	}
 
 	/**
@@ -51,7 +52,8 @@ record Chunk(int index, @Nullable String where, String description) {
 			String where = "ctid >= '(" + from + ",0)'::tid"
 					+ (last ? "" : " AND ctid < '(" + (from + perChunk) + ",0)'::tid");
 			String description = last ? "blocks from " + from : "blocks " + from + " to " + (from + perChunk - 1);
-			chunks.add(new Chunk(i, where, description));
+			chunks.add(new Chunk(i, where, description,
+					new Bounds(ChunkRange.Kind.BLOCKS, null, (i == 0) ? null : from, last ? null : from + perChunk)));
 		}
 		return chunks;
 	}
@@ -90,9 +92,23 @@ record Chunk(int index, @Nullable String where, String description) {
 			String lower = (i == 0) ? null : quotedKey + " >= " + from;
 			String upper = (i == count - 1) ? null : quotedKey + " < " + to;
 			String where = (lower == null) ? upper : (upper == null) ? lower : lower + " AND " + upper;
-			chunks.add(new Chunk(i, where, "part " + (i + 1) + " of the key range of column " + keyName));
+			chunks.add(new Chunk(i, where, "part " + (i + 1) + " of the key range of column " + keyName,
+					new Bounds(ChunkRange.Kind.KEYS, keyName, (lower == null) ? null : from.longValueExact(),
+							(upper == null) ? null : to.longValueExact())));
 		}
 		return chunks;
+	}
+
+	ChunkRange range(io.postlog.TableId table) {
+		return new ChunkRange(table, this.index, this.bounds.kind(), this.bounds.column(), this.bounds.from(),
+				this.bounds.to());
+	}
+
+	/**
+	 * A chunk's range as numbers.
+	 */
+	record Bounds(ChunkRange.Kind kind, @Nullable String column, @Nullable Long from, @Nullable Long to) {
+
 	}
 
 	private static long ceilDiv(long dividend, long divisor) {

@@ -98,7 +98,7 @@ final class ChunkReader implements Runnable {
 			batchBytes += size(fields);
 			if (batch.size() >= BATCH_ROWS || batchBytes >= BATCH_BYTES) {
 				this.rowsRead.addAndGet(batch.size());
-				if (!this.handOff.put(new HandOff.Rows(task.table(), batch, false))) {
+				if (!this.handOff.put(new HandOff.Rows(task.table(), task.chunk().index(), batch, false))) {
 					return false;
 				}
 				batch = new ArrayList<>(BATCH_ROWS);
@@ -106,7 +106,7 @@ final class ChunkReader implements Runnable {
 			}
 		}
 		this.rowsRead.addAndGet(batch.size());
-		return this.handOff.put(new HandOff.Rows(task.table(), batch, true));
+		return this.handOff.put(new HandOff.Rows(task.table(), task.chunk().index(), batch, true));
 	}
 
 	private void fail(Work.@Nullable Task task, Throwable ex) {

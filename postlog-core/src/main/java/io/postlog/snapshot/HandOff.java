@@ -71,10 +71,10 @@ final class HandOff {
 	}
 
 	/**
-	 * Rows of one table, in the order read; {@code chunkEnd} when they are the last of a
-	 * chunk.
+	 * Rows of one table's chunk, in the order read; {@code chunkEnd} when they are the
+	 * last of it.
 	 */
-	record Rows(int table, List<Change> changes, boolean chunkEnd) implements Item {
+	record Rows(int table, int chunk, List<Change> changes, boolean chunkEnd) implements Item {
 
 	}
 

@@ -41,6 +41,14 @@ import org.slf4j.LoggerFactory;
  * permanent slot is created with its exported snapshot, and set to {@code complete} by
  * {@link #complete}. A restart that finds the slot with its marker still {@code started}
  * drops the slot and snapshots again.
+ * <li><b>Resumable</b> ({@link Method#RESUMABLE}, any version, asked for by
+ * {@link #open(Connection, String, SlotLifecycle, TableId, boolean)}): as on 10 and 11,
+ * the marker says {@code started} before the permanent slot is created with its exported
+ * snapshot; the caller then records the snapshot's chunks and calls {@link #planned},
+ * which sets the marker to {@code planned}. A restart that finds the slot with that
+ * marker decides {@link Action#RESUME}: the slot is streamed from its consistent point
+ * while the chunks not yet done are read as a backfill; one that finds {@code started}
+ * (nothing was delivered) drops the slot and snapshots again.
  * <li><b>Temporary slots</b> ({@link Method#TEMPORARY_SLOT}): the snapshot's own slot is
  * the one streamed, on the same connection ({@link ExportedSnapshot#takeConnection()});
  * nothing survives a restart, which takes a new snapshot.
@@ -106,6 +114,22 @@ public final class SnapshotHandOff implements AutoCloseable {
 	public static SnapshotHandOff open(Connection replicationConnection, String slotName, SlotLifecycle lifecycle,
 			TableId markerTable) {
 		return open(replicationConnection, slotName, lifecycle, markerTable, null);
+	}
+
+	/**
+	 * Starts a hand-off, resumable when asked for and the slot is not temporary.
+	 * @param replicationConnection a fresh connection with {@code replication=database},
+	 * simple query mode
+	 * @param slotName the slot to stream from
+	 * @param lifecycle the slot's lifecycle
+	 * @param markerTable the marker table
+	 * @param resumable whether the caller records chunks ({@link Method#RESUMABLE})
+	 * @return the hand-off
+	 * @throws SlotInUseException if another process is snapshotting this slot
+	 */
+	public static SnapshotHandOff open(Connection replicationConnection, String slotName, SlotLifecycle lifecycle,
+			TableId markerTable, boolean resumable) {
+		return open(replicationConnection, slotName, lifecycle, markerTable, resumable ? Method.RESUMABLE : null);
 	}
 
 	/**
@@ -190,9 +214,11 @@ public final class SnapshotHandOff implements AutoCloseable {
 			requireNoSnapshotSlot(replicationAdmin);
 		}
 		this.decision = decision;
-		logger.info("Slot '{}': {} ({})", this.slotName,
-				(decision.action() == Action.SNAPSHOT) ? "taking an initial snapshot" : "streaming without a snapshot",
-				decision.reason());
+		logger.info("Slot '{}': {} ({})", this.slotName, switch (decision.action()) {
+			case SNAPSHOT -> "taking an initial snapshot";
+			case RESUME -> "resuming its initial snapshot";
+			case STREAM -> "streaming without a snapshot";
+		}, decision.reason());
 		return decision;
 	}
 
@@ -217,15 +243,17 @@ public final class SnapshotHandOff implements AutoCloseable {
 		if (!ReplicationAdmin.PLUGIN.equals(slot.plugin()) || !database.equals(slot.database())) {
 			throw new SlotPluginMismatchException(slot, ReplicationAdmin.PLUGIN, database);
 		}
-		if (this.method != Method.MARKER_TABLE) {
-			return new Decision(Action.STREAM, "the slot exists");
-		}
 		SnapshotMarkers markers = new SnapshotMarkers(admin, this.markerTable);
-		if (!markers.state(this.slotName).map(SnapshotMarkers.STARTED::equals).orElse(false)) {
+		String marker = markers.state(this.slotName).orElse(SnapshotMarkers.COMPLETE);
+		if (SnapshotMarkers.COMPLETE.equals(marker)) {
 			return new Decision(Action.STREAM, "the slot exists");
 		}
 		if (slot.active()) {
 			throw new SlotInUseException(this.slotName, slot.activePid(), null);
+		}
+		if (SnapshotMarkers.PLANNED.equals(marker) && this.method == Method.RESUMABLE) {
+			return new Decision(Action.RESUME, "an earlier snapshot of the slot was interrupted; the rows it did not"
+					+ " deliver are read as a backfill while the slot streams from its consistent point");
 		}
 		logger.warn("The initial snapshot of slot '{}' was interrupted before it completed (marker in {}); dropping"
 				+ " the slot to take a new snapshot", this.slotName, this.markerTable);
@@ -266,7 +294,7 @@ public final class SnapshotHandOff implements AutoCloseable {
 			case COPY_TEMPORARY_SLOT ->
 				ExportedSnapshot.create(this.replication, snapshotSlotName(this.slotName), true, this.slotName);
 			case TEMPORARY_SLOT -> ExportedSnapshot.create(this.replication, this.slotName, true, this.slotName);
-			case MARKER_TABLE -> {
+			case MARKER_TABLE, RESUMABLE -> {
 				SnapshotMarkers markers = new SnapshotMarkers(admin, this.markerTable);
 				markers.ensureTable();
 				markers.started(this.slotName);
@@ -307,7 +335,7 @@ public final class SnapshotHandOff implements AutoCloseable {
 		ReplicationAdmin replicationAdmin = new ReplicationAdmin(admin);
 		SlotInfo slot = switch (this.method) {
 			case COPY_TEMPORARY_SLOT -> copySlot(admin, replicationAdmin, snapshot);
-			case MARKER_TABLE -> {
+			case MARKER_TABLE, RESUMABLE -> {
 				if (!new SnapshotMarkers(admin, this.markerTable).complete(this.slotName)) {
 					throw new SnapshotException("The snapshot marker of slot '" + this.slotName + "' in "
 							+ this.markerTable + " no longer says started; the snapshot cannot be handed over", null);
@@ -320,6 +348,25 @@ public final class SnapshotHandOff implements AutoCloseable {
 		logger.info("Initial snapshot of slot '{}' complete; the stream starts at its consistent point {}",
 				this.slotName, snapshot.consistentPoint());
 		return slot;
+	}
+
+	/**
+	 * Records that a resumable snapshot's chunks are recorded: from here on a crash
+	 * resumes it ({@link Action#RESUME}) instead of taking it again.
+	 * @param admin an ordinary connection to the same database
+	 * @throws IllegalStateException unless this hand-off is {@link Method#RESUMABLE} and
+	 * exported its snapshot
+	 * @throws SnapshotException if the marker no longer says {@code started}
+	 */
+	public void planned(Connection admin) {
+		requireOpen();
+		if (this.method != Method.RESUMABLE || this.snapshot == null || this.completed) {
+			throw new IllegalStateException("Slot '" + this.slotName + "' has no resumable snapshot to mark planned");
+		}
+		if (!new SnapshotMarkers(admin, this.markerTable).planned(this.slotName)) {
+			throw new SnapshotException("The snapshot marker of slot '" + this.slotName + "' in " + this.markerTable
+					+ " no longer says started; the snapshot's chunks were not recorded as planned", null);
+		}
 	}
 
 	private SlotInfo copySlot(Connection admin, ReplicationAdmin replicationAdmin, ExportedSnapshot snapshot) {
@@ -459,6 +506,12 @@ public final class SnapshotHandOff implements AutoCloseable {
 		/** PostgreSQL 10 and 11: permanent slot and a durable marker row. */
 		MARKER_TABLE,
 
+		/**
+		 * Any version: permanent slot and a durable marker row; the caller records the
+		 * chunks, and a crash resumes the snapshot instead of taking it again.
+		 */
+		RESUMABLE,
+
 		/** A temporary slot, streamed on the snapshot's own connection. */
 		TEMPORARY_SLOT
 
@@ -473,7 +526,14 @@ public final class SnapshotHandOff implements AutoCloseable {
 		STREAM,
 
 		/** Take a snapshot, deliver it, hand over, then stream. */
-		SNAPSHOT
+		SNAPSHOT,
+
+		/**
+		 * Stream the slot from its confirmed position (the interrupted snapshot's
+		 * consistent point) and read the chunks the snapshot did not finish as a
+		 * backfill.
+		 */
+		RESUME
 
 	}
 

@@ -16,17 +16,26 @@ import io.postlog.admin.PgIdentifiers;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The durable "snapshot complete" markers of PostgreSQL 10 and 11, which cannot copy a
- * slot: one row per slot in a small table, {@code started} before the permanent slot is
- * created with its exported snapshot and {@code complete} once every snapshot row was
- * delivered. A slot whose row still says {@code started} holds a partial snapshot. Over a
- * borrowed auto-commit connection; not thread-safe.
+ * The durable markers of a snapshot taken with a permanent slot (PostgreSQL 10 and 11,
+ * which cannot copy a slot, and every resumable snapshot): one row per slot in a small
+ * table, {@code started} before the permanent slot is created with its exported snapshot,
+ * {@code planned} once a resumable snapshot recorded its chunks, and {@code complete}
+ * once every snapshot row was delivered. A slot whose row still says {@code started}
+ * holds a partial snapshot that cannot be resumed; one that says {@code planned} a
+ * partial snapshot whose chunks not done are read as a backfill. Over a borrowed
+ * auto-commit connection; not thread-safe.
  */
 final class SnapshotMarkers {
 
 	static final String STARTED = "started";
 
 	static final String COMPLETE = "complete";
+
+	/**
+	 * A resumable snapshot recorded its chunks: what it did not deliver is read again as
+	 * a backfill.
+	 */
+	static final String PLANNED = "planned";
 
 	private final Connection connection;
 
@@ -82,13 +91,24 @@ final class SnapshotMarkers {
 	}
 
 	/**
-	 * Marks the snapshot complete.
+	 * Marks the snapshot's chunks recorded.
 	 * @return whether the slot's marker said {@link #STARTED}
 	 */
-	boolean complete(String slotName) {
+	boolean planned(String slotName) {
 		return update(
-				"mark the snapshot of slot '" + slotName + "' complete", "UPDATE " + this.quotedTable + " SET state = '"
-						+ COMPLETE + "', updated_at = now()" + " WHERE slot_name = ? AND state = '" + STARTED + "'",
+				"mark the snapshot of slot '" + slotName + "' planned", "UPDATE " + this.quotedTable + " SET state = '"
+						+ PLANNED + "', updated_at = now()" + " WHERE slot_name = ? AND state = '" + STARTED + "'",
+				slotName, null) == 1;
+	}
+
+	/**
+	 * Marks the snapshot complete.
+	 * @return whether the slot's marker said {@link #STARTED} or {@link #PLANNED}
+	 */
+	boolean complete(String slotName) {
+		return update("mark the snapshot of slot '" + slotName + "' complete",
+				"UPDATE " + this.quotedTable + " SET state = '" + COMPLETE + "', updated_at = now()"
+						+ " WHERE slot_name = ? AND state IN ('" + STARTED + "', '" + PLANNED + "')",
 				slotName, null) == 1;
 	}
 

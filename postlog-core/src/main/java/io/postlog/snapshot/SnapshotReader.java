@@ -248,6 +248,9 @@ public final class SnapshotReader {
 				}
 			}
 			ChunkReader.Work work = new ChunkReader.Work(tasks);
+			List<ChunkRange> ranges = new ArrayList<>(tasks.size());
+			tasks.forEach((task) -> ranges.add(task.chunk().range(task.plan().table)));
+			sink.planned(List.copyOf(ranges));
 			SnapshotRows rows = new SnapshotRows(this.snapshot, this.options.binary(), this.plans);
 			for (int i = 0; i < this.sessions.size(); i++) {
 				String name = "postlog-snapshot-" + this.snapshot.streamSlotName() + "-" + (i + 1);
@@ -295,6 +298,8 @@ public final class SnapshotReader {
 					}
 					if (rows.chunkEnd()) {
 						counter.chunksDone++;
+						TablePlan plan = this.plans.get(rows.table());
+						sink.chunkDone(plan.chunks.get(rows.chunk()).range(plan.table));
 					}
 				}
 				else if (item instanceof HandOff.Finished) {

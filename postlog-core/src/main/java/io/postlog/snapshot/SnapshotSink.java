@@ -1,5 +1,7 @@
 package io.postlog.snapshot;
 
+import java.util.List;
+
 import io.postlog.Change;
 
 /**
@@ -18,5 +20,20 @@ public interface SnapshotSink {
 	 * {@code null}
 	 */
 	void accept(Change change);
+
+	/**
+	 * Learns every chunk the read is split into, before the first row. A sink that
+	 * records them can read the chunks not yet done again after a crash.
+	 * @param chunks the chunks of every table, in table order
+	 */
+	default void planned(List<ChunkRange> chunks) {
+	}
+
+	/**
+	 * Learns that the last row of a chunk was accepted.
+	 * @param chunk the chunk, as {@link #planned} gave it
+	 */
+	default void chunkDone(ChunkRange chunk) {
+	}
 
 }

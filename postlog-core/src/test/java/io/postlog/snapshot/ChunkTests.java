@@ -36,7 +36,8 @@ class ChunkTests {
 
 	@Test
 	void blockRangesOfAnEmptyTableAreOneOpenChunk() {
-		assertThat(Chunk.blockRanges(0, 0, 100)).containsExactly(new Chunk(0, "ctid >= '(0,0)'::tid", "blocks from 0"));
+		assertThat(Chunk.blockRanges(0, 0, 100)).containsExactly(new Chunk(0, "ctid >= '(0,0)'::tid", "blocks from 0",
+				new Chunk.Bounds(ChunkRange.Kind.BLOCKS, null, null, null)));
 	}
 
 	@Test

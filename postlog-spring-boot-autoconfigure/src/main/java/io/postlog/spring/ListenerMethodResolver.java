@@ -24,6 +24,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanUtils;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.convert.ConversionService;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
@@ -39,6 +40,10 @@ final class ListenerMethodResolver {
 	private static final String ACCEPTED = "Accepted parameters: one of Change, Transaction, List<Change>, Row, "
 			+ "Map<String, Object> or a record/bean, optionally with an Lsn, an Operation (change-shaped listeners) "
 			+ "and an Acknowledgment; a change-shaped listener may also take a SchemaChange";
+
+	/** The method of every {@link PgChangeListenerEndpoint}. */
+	private static final Method ON_CHANGE = ClassUtils.getMethod(PgChangeListenerEndpoint.class, "onChange",
+			Change.class);
 
 	private final @Nullable StringValueResolver placeholders;
 
@@ -94,6 +99,13 @@ final class ListenerMethodResolver {
 		return new ListenerEndpoint(id, group, listener.describe(), shape, tables(method, annotation.tables()),
 				operations, concurrency, errorHandler.isEmpty() ? null : errorHandler, null, invoker,
 				autoStartup(method, resolve(annotation.autoStartup())));
+	}
+
+	ListenerEndpoint resolve(PgChangeListenerEndpoint endpoint) {
+		PgChangeListener annotation = MergedAnnotation
+			.of(endpoint.getClass(), PgChangeListener.class, endpoint.listenerAttributes())
+			.synthesize();
+		return resolve(endpoint, ON_CHANGE, annotation);
 	}
 
 	ListenerEndpoint resolve(Object bean, Method method, PgSchemaListener annotation) {

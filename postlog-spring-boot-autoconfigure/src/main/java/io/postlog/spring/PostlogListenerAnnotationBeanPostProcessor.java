@@ -27,11 +27,11 @@ import org.springframework.util.StringValueResolver;
 
 /**
  * Finds {@link PgChangeListener}, {@link PgMessageListener} and {@link PgSchemaListener}
- * methods on beans and, once every singleton exists, registers them with the
- * {@link PostlogListenerRegistry}, with the {@link PgListenerErrorHandler} beans they
- * name. Method resolution (placeholders, parameter shape, invoker) is the
- * {@link ListenerMethodResolver}'s; an unsupported method signature fails the bean's
- * creation with a message naming the method.
+ * methods on beans, and {@link PgChangeListenerEndpoint} beans, and, once every singleton
+ * exists, registers them with the {@link PostlogListenerRegistry}, with the
+ * {@link PgListenerErrorHandler} beans they name. Method resolution (placeholders,
+ * parameter shape, invoker) is the {@link ListenerMethodResolver}'s; an unsupported
+ * method signature fails the bean's creation with a message naming the method.
  */
 public final class PostlogListenerAnnotationBeanPostProcessor
 		implements BeanPostProcessor, SmartInitializingSingleton, BeanFactoryAware {
@@ -76,6 +76,13 @@ public final class PostlogListenerAnnotationBeanPostProcessor
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+		if (bean instanceof PgChangeListenerEndpoint endpoint) {
+			ListenerEndpoint resolved = resolver().resolve(endpoint);
+			synchronized (this.endpoints) {
+				this.endpoints.add(resolved);
+			}
+			return bean;
+		}
 		Class<?> targetClass = AopUtils.getTargetClass(bean);
 		if (this.classesWithoutListeners.contains(targetClass) || !AnnotationUtils.isCandidateClass(targetClass,
 				List.of(PgChangeListener.class, PgMessageListener.class, PgSchemaListener.class))) {

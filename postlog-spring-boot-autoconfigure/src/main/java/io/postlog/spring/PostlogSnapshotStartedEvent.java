@@ -9,14 +9,17 @@ import io.postlog.TableId;
 import org.springframework.context.ApplicationEvent;
 
 /**
- * Published when a consumer group begins an initial snapshot
- * ({@code postlog.snapshot.mode=initial}), before its first {@code SNAPSHOT} change, on
- * the group's delivery thread; delivery waits for the listeners of this event. A snapshot
- * taken again (after a crash, a lost connection or a failure, in this instance or
- * another) is a new state of the tables, and a row deleted since an interrupted snapshot
- * delivered it is not deleted by the next one: a read model built from snapshot rows
- * starts over here. An exception thrown by a listener ends this attempt, which is retried
- * after the back-off. Immutable.
+ * Published when a consumer group begins a fresh initial snapshot
+ * ({@code postlog.snapshot.mode=initial}) of a new slot, or of one recreated after it was
+ * lost, before its first {@code SNAPSHOT} change, on the group's delivery thread;
+ * delivery waits for the listeners of this event. A snapshot interrupted by a crash or a
+ * stop is resumed, not taken again, and publishes no second event (its rows not yet
+ * delivered come from a backfill, changes since its start from the stream): a read model
+ * never needs to start over for it. Where the snapshot cannot resume (a slot recreated
+ * after it was lost, whose changes in between were skipped; no backfills; a table without
+ * a key) a snapshot taken again publishes this event again, and a read model built from
+ * snapshot rows starts over here. An exception thrown by a listener ends this attempt,
+ * which is retried after the back-off. Immutable.
  */
 public class PostlogSnapshotStartedEvent extends ApplicationEvent {
 

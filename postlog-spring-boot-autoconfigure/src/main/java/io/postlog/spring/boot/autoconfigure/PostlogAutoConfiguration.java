@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import javax.sql.DataSource;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.postlog.TableId;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.consumer.ConsumerListener;
@@ -11,7 +12,9 @@ import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.heartbeat.HeartbeatWriter;
 import io.postlog.spring.PgListenerErrorHandler;
 import io.postlog.spring.PostlogDeadLetterErrorHandler;
+import io.postlog.spring.PostlogFence;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
+import io.postlog.spring.PostlogListenerObservations;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogServerPoller;
 import io.postlog.spring.PostlogSlotMonitor;
@@ -33,6 +36,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -94,7 +98,8 @@ public final class PostlogAutoConfiguration {
 			PostlogConnectionDetails connectionDetails, ObjectProvider<ConsumerListener> listeners,
 			ObjectProvider<PostlogListenerRegistry.GroupObserver> groupObservers,
 			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ObjectProvider<HeartbeatTracker> heartbeats,
-			ObjectProvider<PlatformTransactionManager> transactionManagers, PostlogServerPoller poller) {
+			ObjectProvider<PlatformTransactionManager> transactionManagers, PostlogServerPoller poller,
+			ObjectProvider<PostlogListenerObservations> observations) {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
 				connectionDetails.getUsername(), connectionDetails.getPassword());
@@ -108,7 +113,14 @@ public final class PostlogAutoConfiguration {
 				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
 				defaultErrorHandler(properties, deadLetter));
 		registry.setReadiness(properties.getHealth().getReadiness());
+		observations.ifAvailable(registry::setListenerObservations);
 		return registry;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PostlogFence postlogFence(PostlogListenerRegistry registry, DataSource dataSource) {
+		return new PostlogFence(registry, dataSource);
 	}
 
 	@Bean
@@ -209,6 +221,18 @@ public final class PostlogAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.batch-max-delay",
 					checkpoint.getBatchMaxDelay(), "The delay must be positive");
 		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(ObservationRegistry.class)
+	static class ObservationConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		PostlogListenerObservations postlogListenerObservations(ObjectProvider<ObservationRegistry> registry) {
+			return new PostlogListenerObservations(registry.getIfAvailable(() -> ObservationRegistry.NOOP));
+		}
+
 	}
 
 }

@@ -88,10 +88,12 @@ public final class DeadLetters {
 				invoke(endpoint, change);
 			}
 			catch (RuntimeException ex) {
+				Throwable cause = (ex instanceof ListenerExecutionFailedException && ex.getCause() != null)
+						? ex.getCause() : ex;
 				logger.warn("Listener '{}' failed again on dead letter {} ({} on {}): {}", listenerId, change.id(),
-						change.operation(), change.table(), ex.getClass().getName());
+						change.operation(), change.table(), cause.getClass().getName());
 				return new Replay(listenerId, replayed, letters.size() - replayed, change.id(),
-						ex.getClass().getName());
+						cause.getClass().getName());
 			}
 			this.jdbc.update("DELETE FROM " + this.table + " WHERE id = ?", letter.id);
 			replayed++;

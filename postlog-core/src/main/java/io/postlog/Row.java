@@ -173,6 +173,24 @@ public final class Row {
 	}
 
 	/**
+	 * Returns a copy of this row with some values replaced, with the same columns (a
+	 * key-only image stays one). This row is unchanged.
+	 * @param values the new values by column name; names this row lacks are ignored
+	 * @return the copy, or this row when no name is among its columns
+	 */
+	public Row with(Map<String, ? extends @Nullable Object> values) {
+		@Nullable Object[] copy = null;
+		for (Map.Entry<String, ? extends @Nullable Object> entry : values.entrySet()) {
+			Integer index = this.columns.indexes.get(entry.getKey());
+			if (index != null) {
+				copy = (copy != null) ? copy : this.values.clone();
+				copy[index] = entry.getValue();
+			}
+		}
+		return (copy != null) ? new Row(this.columns, copy) : this;
+	}
+
+	/**
 	 * Returns the row as an unmodifiable map in column order; SQL {@code NULL} maps to
 	 * {@code null}.
 	 * @return the map

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -52,7 +53,7 @@ public final class ReplicationAdmin {
 	 */
 	public ReplicationAdmin(Connection connection) {
 		this.connection = Objects.requireNonNull(connection, "connection");
-		this.publications = new Publications(connection, this::currentUser);
+		this.publications = new Publications(connection, this::currentUser, this::serverVersion);
 	}
 
 	/**
@@ -407,7 +408,55 @@ public final class ReplicationAdmin {
 	 * @throws InsufficientPrivilegeException if the role may not create or alter it
 	 */
 	public void ensurePublication(String name, PublicationMode mode, List<TableId> tables) {
-		this.publications.ensure(name, mode, tables);
+		this.publications.ensure(name, mode, tables, Map.of());
+	}
+
+	/**
+	 * Makes sure a publication exists as the mode says and publishes each table with its
+	 * row filter and column list (PostgreSQL 15 and later), as
+	 * {@link #ensurePublication(String, PublicationMode, List)} does without them. The
+	 * filters are checked on the server first, in a trial publication that is rolled
+	 * back, so that a filter the server refuses, or one under which it would refuse the
+	 * table's updates and deletes, fails here naming its table. A table the publication
+	 * already publishes with another filter is refused in every mode: postlog never
+	 * changes a published table's filter.
+	 * @param name the publication name
+	 * @param mode what to do when it is missing or lacks tables
+	 * @param tables the tables to publish, which must name every filtered table
+	 * @param filters row filters and column lists by table; empty filters are ignored
+	 * @throws ServerVersionException if a filter is given and the server is older than
+	 * PostgreSQL 15
+	 * @throws PublicationFilterException if a filter is refused
+	 */
+	public void ensurePublication(String name, PublicationMode mode, List<TableId> tables,
+			Map<TableId, TableFilter> filters) {
+		requireFilters(filters);
+		this.publications.ensure(name, mode, tables, filters);
+	}
+
+	/**
+	 * Refuses non-empty filters before PostgreSQL 15, which cannot push them into a
+	 * publication (postlog never filters on the client instead).
+	 * @param filters the filters by table
+	 * @throws ServerVersionException if one is not empty and the server is older than 15
+	 */
+	public void requireFilters(Map<TableId, TableFilter> filters) {
+		boolean any = filters.values().stream().anyMatch((filter) -> !filter.isEmpty());
+		int version = serverVersion();
+		if (any && version < PublicationFilters.VERSION) {
+			throw new ServerVersionException("Row filters and column lists (postlog.filters)",
+					PublicationFilters.VERSION, version);
+		}
+	}
+
+	/**
+	 * Returns the row filters and column lists a publication holds, by table: only the
+	 * tables published with one (always none before PostgreSQL 15).
+	 * @param name the publication name
+	 * @return the filters, in the server's form
+	 */
+	public Map<TableId, TableFilter> publicationFilters(String name) {
+		return this.publications.filters(name);
 	}
 
 	/**

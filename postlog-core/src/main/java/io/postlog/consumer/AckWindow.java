@@ -51,7 +51,9 @@ final class AckWindow {
 	/** The lower of {@link #delivered} and every hold: what may be acknowledged. */
 	private volatile long acked;
 
-	private final Map<SubscriptionControl, Long> holds = new IdentityHashMap<>();
+	private final Map<WindowMarks, Long> holds = new IdentityHashMap<>();
+
+	private final PositionWaiters waiters = new PositionWaiters(() -> this.acked);
 
 	AckWindow(ConsumerListener listener, String slotName) {
 		this.listener = listener;
@@ -64,6 +66,17 @@ final class AckWindow {
 	 */
 	Lsn acked() {
 		return Lsn.of(this.acked);
+	}
+
+	/**
+	 * Waits until the acknowledgeable position is at or past a target.
+	 * @param target the position
+	 * @param timeoutNanos how long to wait at most
+	 * @return whether it got there in time
+	 * @throws InterruptedException if interrupted
+	 */
+	boolean awaitAcked(Lsn target, long timeoutNanos) throws InterruptedException {
+		return this.waiters.await(target.value(), timeoutNanos);
 	}
 
 	/**
@@ -85,7 +98,7 @@ final class AckWindow {
 		if (Long.compareUnsigned(lsn.value(), this.delivered) > 0) {
 			this.delivered = lsn.value();
 		}
-		for (Map.Entry<SubscriptionControl, Long> hold : this.holds.entrySet()) {
+		for (Map.Entry<WindowMarks, Long> hold : this.holds.entrySet()) {
 			if (Long.compareUnsigned(hold.getValue(), lsn.value()) < 0) {
 				hold.setValue(lsn.value());
 				hold.getKey().held(lsn.value());
@@ -160,22 +173,22 @@ final class AckWindow {
 	/**
 	 * Holds the acknowledged position at or below a subscription's position (the lower of
 	 * this and an earlier hold of it), never below what was acknowledged already.
-	 * @param control the subscription that is not running
+	 * @param marks the marks of the subscription that is not running
 	 * @param position the commit LSN of the first transaction (or the LSN of the first
 	 * non-transactional message) it has not finished: it is streamed again from there
 	 * @return the hold
 	 */
-	synchronized Lsn hold(SubscriptionControl control, Lsn position) {
+	synchronized Lsn hold(WindowMarks marks, Lsn position) {
 		long lsn = position.value();
 		if (Long.compareUnsigned(lsn, this.acked) < 0) {
 			lsn = this.acked;
 		}
-		Long earlier = this.holds.get(control);
+		Long earlier = this.holds.get(marks);
 		if (earlier != null && Long.compareUnsigned(earlier, lsn) < 0) {
 			lsn = earlier;
 		}
-		this.holds.put(control, lsn);
-		control.held(lsn);
+		this.holds.put(marks, lsn);
+		marks.held(lsn);
 		recompute();
 		return Lsn.of(lsn);
 	}
@@ -184,15 +197,15 @@ final class AckWindow {
 	 * Releases a subscription's hold to start it again; only while nothing is in flight,
 	 * since the delivered position goes back to the hold, and the transactions from there
 	 * are opened again in commit order.
-	 * @param control the subscription
+	 * @param marks the subscription's marks
 	 * @return its hold, or {@code null} if it had none
 	 * @throws IllegalStateException if transactions are in flight
 	 */
-	synchronized @Nullable Lsn unhold(SubscriptionControl control) {
+	synchronized @Nullable Lsn unhold(WindowMarks marks) {
 		if (!this.entries.isEmpty()) {
 			throw new IllegalStateException("A subscription is started again only while nothing is in flight");
 		}
-		Long hold = this.holds.remove(control);
+		Long hold = this.holds.remove(marks);
 		if (hold == null) {
 			return null;
 		}
@@ -218,6 +231,7 @@ final class AckWindow {
 			return false;
 		}
 		this.acked = floor;
+		this.waiters.moved();
 		return true;
 	}
 
@@ -318,20 +332,20 @@ final class AckWindow {
 	}
 
 	/**
-	 * Hands out an acknowledgement for an entry that a subscription's control tracks
-	 * while it is outstanding.
+	 * Hands out an acknowledgement for an entry that a subscription's marks track while
+	 * it is outstanding.
 	 * @param entry the entry
-	 * @param control the subscription's control
+	 * @param marks the subscription's marks
 	 * @param pending what it is for
 	 * @return the acknowledgement
 	 */
-	Acknowledgment acknowledgment(Entry entry, SubscriptionControl control, PendingAcknowledgment pending) {
+	Acknowledgment acknowledgment(Entry entry, WindowMarks marks, PendingAcknowledgment pending) {
 		hold(entry);
-		control.handedOut(pending);
+		marks.handedOut(pending);
 		AtomicBoolean done = new AtomicBoolean();
 		return () -> {
 			if (done.compareAndSet(false, true)) {
-				control.acknowledged(pending);
+				marks.acknowledged(pending);
 				release(entry);
 			}
 		};

@@ -197,7 +197,9 @@ final class BackfillWindow {
 			return;
 		}
 		this.dispatcher.deliver(event);
-		Event.Commit commit = (Event.Commit) event;
+		if (!(event instanceof Event.Commit commit)) {
+			return;
+		}
 		boolean closed = false;
 		for (OpenChunk chunk : chunks) {
 			if (chunk.highSeen) {

@@ -3,8 +3,8 @@ package io.postlog.consumer;
 import io.postlog.Lsn;
 
 /**
- * Where a consumer keeps its progress besides the replication slot. By default
- * ({@link #slotOnly()}) the slot's confirmed position is the only record: delivery is at
+ * Where a consumer keeps its progress besides the replication slot. By default (no store
+ * set on the builder) the slot's confirmed position is the only record: delivery is at
  * least once, and after a crash a transaction can reach a listener twice.
  * <p>
  * A <em>transactional</em> store makes a sink's effects and the checkpoint commit
@@ -56,13 +56,5 @@ public interface CheckpointStore {
 	 * already gone.
 	 */
 	void rollback();
-
-	/**
-	 * Returns the default store, which keeps progress in the slot only.
-	 * @return the slot-only store
-	 */
-	static CheckpointStore slotOnly() {
-		return SlotOnlyCheckpointStore.INSTANCE;
-	}
 
 }

@@ -3,6 +3,7 @@ package io.postlog.consumer;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 
@@ -12,6 +13,7 @@ import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.admin.TableFilter;
 import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.decoder.LogicalDecoder;
 import io.postlog.decoder.PgOutputLogicalDecoder;
@@ -32,6 +34,8 @@ import org.jspecify.annotations.Nullable;
  * @param publicationName the publication
  * @param publicationMode how the publication is managed
  * @param tables the tables to publish, empty for the publication as it is (or all tables)
+ * @param filters row filters and column lists to push into the publication, by table
+ * (each among the tables; pgoutput only)
  * @param binary whether to ask for binary values, or {@code null} for the decoder's
  * default (binary where it can carry them)
  * @param decoder the output plugin's decoder: which plugin, its options, its tables
@@ -68,15 +72,19 @@ import org.jspecify.annotations.Nullable;
  * backfills
  * @param unacknowledgedWarning how long an {@code Acknowledgment} may stay outstanding
  * before a warning names its subscription and change
+ * @param masks column masks applied before any subscription sees a change, or
+ * {@code null} for none
  */
 record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publicationName,
-		PublicationMode publicationMode, List<TableId> tables, @Nullable Boolean binary, LogicalDecoder decoder,
-		RetryPolicy retryPolicy, ReconnectPolicy reconnectPolicy, Duration statusInterval, Duration connectTimeout,
-		int maxTransactionChanges, int maxUnacknowledged, int readAheadEvents, long readAheadBytes,
-		Duration stopTimeout, ConsumerListener listener, ValueDecoders valueDecoders, List<Subscription> subscriptions,
-		LogicalStreamFactory streams, @Nullable AdminConnections admin, CheckpointStore checkpointStore,
-		int checkpointBatch, Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety,
-		@Nullable SnapshotSettings snapshot, @Nullable BackfillSettings backfill, Duration unacknowledgedWarning) {
+		PublicationMode publicationMode, List<TableId> tables, Map<TableId, TableFilter> filters,
+		@Nullable Boolean binary, LogicalDecoder decoder, RetryPolicy retryPolicy, ReconnectPolicy reconnectPolicy,
+		Duration statusInterval, Duration connectTimeout, int maxTransactionChanges, int maxUnacknowledged,
+		int readAheadEvents, long readAheadBytes, Duration stopTimeout, ConsumerListener listener,
+		ValueDecoders valueDecoders, List<Subscription> subscriptions, LogicalStreamFactory streams,
+		@Nullable AdminConnections admin, CheckpointStore checkpointStore, int checkpointBatch,
+		Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety,
+		@Nullable SnapshotSettings snapshot, @Nullable BackfillSettings backfill, Duration unacknowledgedWarning,
+		@Nullable ColumnMasks masks) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -91,6 +99,8 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 			PgIdentifiers.requireName("schema", table.schema());
 			PgIdentifiers.requireName("table", table.name());
 		}
+		require(filters != null, "filters");
+		filters = Map.copyOf(filters);
 		require(subscriptions != null && !subscriptions.isEmpty(),
 				"handlers (configure at least one subscription, change, transaction or message handler)");
 		subscriptions = List.copyOf(subscriptions);
@@ -107,6 +117,15 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 			throw new ReplicationConsumerException("Invalid consumer configuration: a pgoutput decoder streams the "
 					+ "consumer's publication '" + publicationName + "', not " + decoder.tableSelection()
 					+ "; set the publication with publicationName");
+		}
+		if (!filters.isEmpty() && !(decoder instanceof PgOutputLogicalDecoder)) {
+			throw new ReplicationConsumerException("Row filters and column lists are pushed into the publication, "
+					+ "which only the pgoutput decoder reads, not " + decoder.name() + ": remove the filters or "
+					+ "stream with pgoutput");
+		}
+		if (!filters.isEmpty() && admin == null) {
+			throw new ReplicationConsumerException("Row filters and column lists are pushed into the publication, "
+					+ "which needs an admin connection: set adminConnection, adminDataSource or jdbcUrl");
 		}
 		if (admin == null && !(decoder instanceof PgOutputLogicalDecoder)) {
 			throw new ReplicationConsumerException("Decoder " + decoder.name() + " reads the catalog for what its "
@@ -173,6 +192,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 			}
 		}
 		positive(unacknowledgedWarning, "unacknowledgedWarning");
+		masks = (masks != null && masks.isEmpty()) ? null : masks;
 	}
 
 	private static void requireSnapshotSupported(SlotLifecycle slotLifecycle, @Nullable AdminConnections admin,
@@ -210,6 +230,11 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 	 */
 	boolean pgoutput() {
 		return this.decoder instanceof PgOutputLogicalDecoder;
+	}
+
+	/** Whether a subscription takes schema changes, which only then are tracked. */
+	boolean wantsSchemaChanges() {
+		return this.subscriptions.stream().anyMatch((s) -> s.schemaHandler() != null);
 	}
 
 	boolean wantsMessages() {

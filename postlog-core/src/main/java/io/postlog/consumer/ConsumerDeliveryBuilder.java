@@ -43,7 +43,9 @@ abstract class ConsumerDeliveryBuilder<B extends ConsumerDeliveryBuilder<B>> ext
 
 	Duration unacknowledgedWarning = Duration.ofSeconds(60);
 
-	CheckpointStore checkpointStore = CheckpointStore.slotOnly();
+	@Nullable ColumnMasks masks;
+
+	CheckpointStore checkpointStore = SlotOnlyCheckpointStore.INSTANCE;
 
 	int checkpointBatch = 1;
 
@@ -101,6 +103,18 @@ abstract class ConsumerDeliveryBuilder<B extends ConsumerDeliveryBuilder<B>> ext
 	 */
 	public B maxUnacknowledged(int maxUnacknowledged) {
 		this.maxUnacknowledged = maxUnacknowledged;
+		return self();
+	}
+
+	/**
+	 * Sets column masks: every change, streamed, snapshot or backfilled, is masked before
+	 * any subscription sees it, so no subscription (nor a Kafka relay or dead-letter
+	 * writer built on one) receives a masked column's value.
+	 * @param masks the masks
+	 * @return this builder
+	 */
+	public B masks(ColumnMasks masks) {
+		this.masks = masks;
 		return self();
 	}
 
@@ -177,9 +191,9 @@ abstract class ConsumerDeliveryBuilder<B extends ConsumerDeliveryBuilder<B>> ext
 	}
 
 	/**
-	 * Sets where progress is kept besides the slot ({@link CheckpointStore#slotOnly()} by
-	 * default); a transactional store makes delivery effect-once for a sink in its
-	 * transactions.
+	 * Sets where progress is kept besides the slot (by default nowhere: the slot's
+	 * confirmed position is the only record); a transactional store makes delivery
+	 * effect-once for a sink in its transactions.
 	 * @param checkpointStore the store
 	 * @return this builder
 	 */

@@ -100,6 +100,8 @@ final class ConsumerSetup {
 	private Result setUp(Connection connection) throws SQLException {
 		ReplicationAdmin admin = new ReplicationAdmin(connection);
 		int version = admin.serverVersion();
+		// Refused before any set-up SQL: filters are never applied on the client.
+		admin.requireFilters(this.config.filters());
 		LogicalDecoder decoder = this.config.decoder();
 		boolean publications = decoder.tableSelection() instanceof TableSelection.Publications;
 		WalSafety safety = this.config.walSafety();
@@ -155,7 +157,8 @@ final class ConsumerSetup {
 		}
 		List<TableId> added = publications ? tablesToAdd(admin) : List.of();
 		if (publications) {
-			admin.ensurePublication(this.config.publicationName(), this.config.publicationMode(), tables);
+			admin.ensurePublication(this.config.publicationName(), this.config.publicationMode(), tables,
+					this.config.filters());
 			if (request.binary()) {
 				request = textIfUnsendable(admin, request, tables);
 			}

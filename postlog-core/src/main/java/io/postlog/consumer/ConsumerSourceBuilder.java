@@ -3,6 +3,7 @@ package io.postlog.consumer;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 import javax.sql.DataSource;
@@ -12,6 +13,7 @@ import io.postlog.TableId;
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.admin.TableFilter;
 import io.postlog.decoder.LogicalDecoder;
 import io.postlog.decoder.PgOutputLogicalDecoder;
 import io.postlog.heartbeat.HeartbeatMonitor;
@@ -54,6 +56,8 @@ abstract class ConsumerSourceBuilder<B extends ConsumerSourceBuilder<B>> {
 	PublicationMode publicationMode = PublicationMode.CREATE_IF_MISSING;
 
 	List<TableId> tables = List.of();
+
+	Map<TableId, TableFilter> filters = Map.of();
 
 	@Nullable Boolean binary;
 
@@ -174,6 +178,21 @@ abstract class ConsumerSourceBuilder<B extends ConsumerSourceBuilder<B>> {
 	 */
 	public B tables(List<TableId> tables) {
 		this.tables = List.copyOf(tables);
+		return self();
+	}
+
+	/**
+	 * Sets row filters and column lists, pushed into the publication (PostgreSQL 15 and
+	 * later; refused at start before, never applied on the client): the server sends only
+	 * those rows and columns, and the initial snapshot and backfills read only them. Each
+	 * filtered table must be among {@link #tables(List) the tables}; the filters are
+	 * checked on the server at start, and a table the publication already publishes with
+	 * another filter is refused. pgoutput only.
+	 * @param filters the filters by table
+	 * @return this builder
+	 */
+	public B filters(Map<TableId, TableFilter> filters) {
+		this.filters = Map.copyOf(filters);
 		return self();
 	}
 

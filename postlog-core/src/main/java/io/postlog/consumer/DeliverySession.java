@@ -16,6 +16,8 @@ import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.decoder.DecoderCatalog;
 import io.postlog.decoder.StreamDecoder;
 import io.postlog.pgoutput.RowDecoder;
+import io.postlog.schema.SchemaCatalog;
+import io.postlog.schema.SchemaTracker;
 import io.postlog.stream.LogicalStream;
 import io.postlog.types.ValueDecoders;
 import org.jspecify.annotations.Nullable;
@@ -92,6 +94,9 @@ final class DeliverySession {
 
 	private volatile @Nullable StreamReader reader;
 
+	/** The tables' shapes across sessions, when a subscription takes schema changes. */
+	private final @Nullable SchemaTracker schemas;
+
 	DeliverySession(ConsumerConfig config, ConsumerSetup.Result setup, ValueDecoders decoders, StreamingSpill spill,
 			ConsumerThreads threads, AckWindow window, Dispatcher dispatcher, @Nullable BackfillWindow backfills,
 			SubscriptionControls controls, StopSignal stop, Supplier<@Nullable Throwable> fatal) {
@@ -108,6 +113,9 @@ final class DeliverySession {
 		this.controls = controls;
 		this.stop = stop;
 		this.fatal = fatal;
+		this.schemas = config.wantsSchemaChanges() ? new SchemaTracker((admin != null) ? (relation) -> admin.apply(
+				"Reading relation OID " + Integer.toUnsignedString(relation.relationId()) + " from the catalog",
+				(connection) -> SchemaCatalog.query(connection, relation)) : null) : null;
 	}
 
 	/**
@@ -143,6 +151,9 @@ final class DeliverySession {
 			.newStream(this.setup.serverVersion(), this.setup.request(), Objects.requireNonNull(this.catalog));
 		PgOutputAssembler assembler = new PgOutputAssembler(this.config.slotName(), new RowDecoder(this.decoders),
 				routing, plugin);
+		if (this.schemas != null) {
+			assembler.trackingSchemas(this.schemas);
+		}
 		StreamingOptions streaming = this.config.streaming();
 		if (streaming == null) {
 			return assembler;

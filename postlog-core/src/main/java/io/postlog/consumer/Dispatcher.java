@@ -82,10 +82,14 @@ final class Dispatcher {
 
 	private final SubscriptionControls controls;
 
+	/** Masks applied before any target sees a change; {@code null} when none is set. */
+	private final @Nullable ColumnMasks masks;
+
 	Dispatcher(ConsumerConfig config, AckWindow window, ConsumerStates states, StopSignal stop, ConsumerThreads threads,
 			Heartbeats heartbeats, SubscriptionControls controls, Consumer<Throwable> onLaneFailure) {
 		this.config = config;
 		this.controls = controls;
+		this.masks = config.masks();
 		this.heartbeats = heartbeats;
 		this.window = window;
 		this.stop = stop;
@@ -166,6 +170,9 @@ final class Dispatcher {
 		else if (event instanceof Event.MessageArrived arrived) {
 			message(arrived.message());
 		}
+		else if (event instanceof Event.SchemaChanged changed) {
+			schema(changed);
+		}
 		else {
 			commit((Event.Commit) event);
 		}
@@ -208,11 +215,12 @@ final class Dispatcher {
 		}
 	}
 
-	private void change(Event.ChangeArrived arrived) throws InterruptedException {
+	private void change(Event.ChangeArrived event) throws InterruptedException {
 		Event.Begin begin = requireOpen("a change");
 		if (this.skipping || this.checkpointed) {
 			return;
 		}
+		Event.ChangeArrived arrived = masked(event);
 		Change change = arrived.change();
 		if (change.table().equals(this.ignored) || this.heartbeats.consume(change)) {
 			this.ownChanges++;
@@ -258,6 +266,16 @@ final class Dispatcher {
 			}
 		}
 		this.window.dispatched(own, message.lsn());
+	}
+
+	private void schema(Event.SchemaChanged changed) throws InterruptedException {
+		requireOpen("a schema change");
+		if (this.skipping || this.checkpointed) {
+			return;
+		}
+		for (Target target : this.targets) {
+			this.handlerNanos += target.schema(changed, entry());
+		}
 	}
 
 	private void commit(Event.Commit commit) throws InterruptedException {
@@ -335,7 +353,8 @@ final class Dispatcher {
 		for (Target target : this.targets) {
 			target.begin();
 		}
-		for (Event.ChangeArrived row : rows) {
+		for (Event.ChangeArrived unmasked : rows) {
+			Event.ChangeArrived row = masked(unmasked);
 			long nanos = 0;
 			for (Target target : this.targets) {
 				nanos += target.snapshotChange(row, entry);
@@ -487,6 +506,19 @@ final class Dispatcher {
 			throw new ReplicationConsumerException("The stream sent " + what + " outside a transaction");
 		}
 		return begin;
+	}
+
+	/**
+	 * Masks a change before any target sees it; routes stay those of the clear key, so
+	 * that a masked key keeps its order.
+	 */
+	private Event.ChangeArrived masked(Event.ChangeArrived arrived) {
+		if (this.masks == null) {
+			return arrived;
+		}
+		Change masked = this.masks.apply(arrived.change());
+		return (masked == arrived.change()) ? arrived
+				: new Event.ChangeArrived(masked, arrived.route(), arrived.previousRoute(), arrived.bytes());
 	}
 
 	private void notifyChange(Change change, long nanos) {

@@ -5,6 +5,7 @@ import java.time.Instant;
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
+import io.postlog.SchemaChange;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -54,6 +55,18 @@ sealed interface Event {
 	 * @param bytes the payload size
 	 */
 	record MessageArrived(LogicalMessage message, int bytes) implements Event {
+
+	}
+
+	/**
+	 * A schema change seen in the open transaction, before its first change in the new
+	 * shape.
+	 *
+	 * @param schemaChange the schema change
+	 * @param sequence its position among the open transaction's schema changes, from 0
+	 * @param bytes the payload size
+	 */
+	record SchemaChanged(SchemaChange schemaChange, int sequence, int bytes) implements Event {
 
 	}
 

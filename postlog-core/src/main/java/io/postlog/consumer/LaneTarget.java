@@ -4,6 +4,7 @@ import java.util.BitSet;
 
 import io.postlog.Change;
 import io.postlog.Lsn;
+import io.postlog.SchemaChange;
 import io.postlog.Transaction;
 
 /**
@@ -19,6 +20,10 @@ final class LaneTarget extends Target {
 
 	private int changeIndex = -1;
 
+	private long schemaLsn;
+
+	private int schemaSequence = -1;
+
 	LaneTarget(Lanes lanes) {
 		super(lanes.subscription());
 		this.lanes = lanes;
@@ -30,6 +35,10 @@ final class LaneTarget extends Target {
 		if (Long.compareUnsigned(this.changeLsn, from.value()) >= 0) {
 			this.changeLsn = from.value();
 			this.changeIndex = -1;
+		}
+		if (Long.compareUnsigned(this.schemaLsn, from.value()) >= 0) {
+			this.schemaLsn = from.value();
+			this.schemaSequence = -1;
 		}
 	}
 
@@ -84,6 +93,23 @@ final class LaneTarget extends Target {
 		}
 		this.used.clear();
 		return 0;
+	}
+
+	@Override
+	long schema(Event.SchemaChanged changed, AckWindow.Entry entry) throws InterruptedException {
+		SchemaChange schema = changed.schemaChange();
+		long lsn = schema.commitLsn().value();
+		int order = Long.compareUnsigned(lsn, this.schemaLsn);
+		if (this.subscription.schemaHandler() == null || order < 0
+				|| (order == 0 && changed.sequence() <= this.schemaSequence)) {
+			return 0;
+		}
+		// Every change before it is handled before the schema change is.
+		this.lanes.awaitIdle();
+		long nanos = this.lanes.schema(schema, entry);
+		this.schemaLsn = lsn;
+		this.schemaSequence = changed.sequence();
+		return nanos;
 	}
 
 	@Override

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import io.postlog.Change;
+import io.postlog.SchemaChange;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -131,6 +132,17 @@ final class Lanes {
 			}
 			Thread.sleep(1);
 		}
+	}
+
+	/**
+	 * Calls the schema handler with the first lane's runner on the calling thread; the
+	 * caller waited until every lane is idle, so no lane runs meanwhile.
+	 * @param schema the schema change
+	 * @param entry its transaction's window entry
+	 * @return how long the call took in nanoseconds
+	 */
+	long schema(SchemaChange schema, AckWindow.Entry entry) {
+		return this.lanes.get(0).runner.schema(schema, entry);
 	}
 
 	/**

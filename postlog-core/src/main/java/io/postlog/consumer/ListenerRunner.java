@@ -7,6 +7,7 @@ import io.postlog.Acknowledgment;
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
+import io.postlog.SchemaChange;
 import io.postlog.Transaction;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -90,22 +91,35 @@ final class ListenerRunner {
 	 * @throws HandlerFailedException if the error handler fails the consumer
 	 */
 	long change(Change change, AckWindow.Entry entry) {
-		return call(change, null, null, entry, change.commitLsn());
+		return call(change, null, null, null, entry, change.commitLsn());
 	}
 
 	long transaction(Transaction transaction, AckWindow.Entry entry) {
-		return call(null, transaction, null, entry, transaction.commitLsn());
+		return call(null, transaction, null, null, entry, transaction.commitLsn());
 	}
 
 	long message(LogicalMessage message, AckWindow.Entry entry) {
-		return call(null, null, message, entry, message.lsn());
+		return call(null, null, message, null, entry, message.lsn());
+	}
+
+	/**
+	 * Calls the schema handler until it succeeds or is skipped.
+	 * @param schema the schema change
+	 * @param entry its transaction's window entry
+	 * @return how long the successful call took in nanoseconds, 0 when skipped
+	 */
+	long schema(SchemaChange schema, AckWindow.Entry entry) {
+		return call(null, null, null, schema, entry, schema.commitLsn());
 	}
 
 	/**
 	 * Describes what a handler failed on, for messages: built only on failure.
 	 */
 	private static String subject(@Nullable Change change, @Nullable Transaction transaction,
-			@Nullable LogicalMessage message) {
+			@Nullable LogicalMessage message, @Nullable SchemaChange schema) {
+		if (schema != null) {
+			return "schema change " + schema.describe();
+		}
 		if (change != null) {
 			return "change " + change.index() + " of transaction xid " + change.xid() + " (" + change.operation()
 					+ " on " + change.table() + ", commit LSN " + change.commitLsn() + ", change id " + change.id()
@@ -118,29 +132,33 @@ final class ListenerRunner {
 		return "message with prefix '" + message.prefix() + "' at LSN " + message.lsn();
 	}
 
-	private String key(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message) {
-		String item = (change != null) ? change.id()
-				: (transaction != null) ? "tx/" + transaction.commitLsn() : "message/" + message.lsn();
+	private String key(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
+			@Nullable SchemaChange schema) {
+		String item = (schema != null) ? "schema/" + schema.commitLsn() + "/" + schema.table() + "/" + schema.kind()
+				: (change != null) ? change.id()
+						: (transaction != null) ? "tx/" + transaction.commitLsn() : "message/" + message.lsn();
 		return this.subscription.id() + "/" + item;
 	}
 
 	private long call(@Nullable Change change, @Nullable Transaction transaction, @Nullable LogicalMessage message,
-			AckWindow.Entry entry, Lsn lsn) {
+			@Nullable SchemaChange schema, AckWindow.Entry entry, Lsn lsn) {
 		if (this.control.skips(entry.commitLsn)) {
 			// Not running: the slot keeps this for when it starts again.
 			return 0;
 		}
 		FailureLedger failures = this.ledger;
 		if (failures != null && (message == null || message.transactional())) {
-			return callRollingBack(change, transaction, message, lsn, failures);
+			return callRollingBack(change, transaction, message, schema, lsn, failures);
 		}
 		boolean retrying = false;
 		try {
 			for (int attempt = 1;; attempt++) {
-				Acknowledgment acknowledgment = this.subscription.acknowledging() ? this.window.acknowledgment(entry,
-						this.control, this.control.pending(lsn, (change != null) ? change.id() : null)) : null;
+				Acknowledgment acknowledgment = (this.subscription.acknowledging() && schema == null)
+						? this.window.acknowledgment(entry, this.control.marks(),
+								this.control.pending(lsn, (change != null) ? change.id() : null))
+						: null;
 				long start = System.nanoTime();
-				Throwable failure = invoke(change, transaction, message, acknowledgment);
+				Throwable failure = invoke(change, transaction, message, schema, acknowledgment);
 				long nanos = System.nanoTime() - start;
 				clearInterrupt();
 				if (failure == null) {
@@ -150,7 +168,7 @@ final class ListenerRunner {
 					// The failed attempt's acknowledgement is no longer waited for.
 					acknowledgment.acknowledge();
 				}
-				String subject = subject(change, transaction, message);
+				String subject = subject(change, transaction, message, schema);
 				HandlerFailedException attemptFailure = new HandlerFailedException(
 						"Subscription '" + this.subscription.id() + "' failed on " + subject + ", attempt " + attempt,
 						this.subscription.id(), lsn, attempt, change, transaction, message, failure);
@@ -199,15 +217,15 @@ final class ListenerRunner {
 	 * it comes again, inside the sink transaction.
 	 */
 	private long callRollingBack(@Nullable Change change, @Nullable Transaction transaction,
-			@Nullable LogicalMessage message, Lsn lsn, FailureLedger failures) {
-		String key = failures.isEmpty() ? null : key(change, transaction, message);
+			@Nullable LogicalMessage message, @Nullable SchemaChange schema, Lsn lsn, FailureLedger failures) {
+		String key = failures.isEmpty() ? null : key(change, transaction, message, schema);
 		HandlerFailedException exhausted = (key != null) ? failures.exhaustedFailure(key) : null;
 		if (exhausted != null) {
 			decide(exhausted, null);
 			return 0;
 		}
 		long start = System.nanoTime();
-		Throwable failure = invoke(change, transaction, message, null);
+		Throwable failure = invoke(change, transaction, message, schema, null);
 		long nanos = System.nanoTime() - start;
 		clearInterrupt();
 		if (failure == null) {
@@ -217,9 +235,9 @@ final class ListenerRunner {
 			return nanos;
 		}
 		if (key == null) {
-			key = key(change, transaction, message);
+			key = key(change, transaction, message, schema);
 		}
-		String subject = subject(change, transaction, message);
+		String subject = subject(change, transaction, message, schema);
 		int attempt = failures.failed(key);
 		HandlerFailedException attemptFailure = new HandlerFailedException(
 				"Subscription '" + this.subscription.id() + "' failed on " + subject + ", attempt " + attempt,
@@ -278,8 +296,13 @@ final class ListenerRunner {
 	}
 
 	private @Nullable Throwable invoke(@Nullable Change change, @Nullable Transaction transaction,
-			@Nullable LogicalMessage message, @Nullable Acknowledgment acknowledgment) {
+			@Nullable LogicalMessage message, @Nullable SchemaChange schema, @Nullable Acknowledgment acknowledgment) {
 		try {
+			SchemaHandler schemas = this.subscription.schemaHandler();
+			if (schema != null && schemas != null) {
+				schemas.handle(schema);
+				return null;
+			}
 			this.subscription.shape().call(change, transaction, message, acknowledgment);
 			return null;
 		}

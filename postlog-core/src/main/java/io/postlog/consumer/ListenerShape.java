@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  * logical message), whether it owns acknowledgements, and how it is called. Resolved
  * once, by the factory that matches the typed handler when the {@link Subscription} is
  * made; delivery calls {@link #call} and never looks at the handler's type again. A final
- * record made only by these five factories, so the set of shapes is closed. Immutable,
- * and thread-safe as the handler is.
+ * record made only by these six factories, so the set of shapes is closed. Immutable, and
+ * thread-safe as the handler is.
  *
  * @param kind what the handler is given
  * @param acknowledging whether the handler takes an {@link Acknowledgment} and owns it
@@ -25,7 +25,7 @@ record ListenerShape(Kind kind, boolean acknowledging, Call invocation) {
 	/** What a handler is given. */
 	enum Kind {
 
-		CHANGE, TRANSACTION, MESSAGE
+		CHANGE, TRANSACTION, MESSAGE, SCHEMA
 
 	}
 
@@ -65,6 +65,17 @@ record ListenerShape(Kind kind, boolean acknowledging, Call invocation) {
 	static ListenerShape message(MessageHandler handler) {
 		return new ListenerShape(Kind.MESSAGE, false, (change, transaction, message, acknowledgment) -> handler
 			.handle(Objects.requireNonNull(message, "message")));
+	}
+
+	/**
+	 * The shape of a schema subscription, whose handler is the subscription's
+	 * {@link Subscription#schemaHandler()}: it is given no change, transaction or
+	 * message.
+	 * @return the shape
+	 */
+	static ListenerShape schema() {
+		return new ListenerShape(Kind.SCHEMA, false, (change, transaction, message, acknowledgment) -> {
+		});
 	}
 
 	/**

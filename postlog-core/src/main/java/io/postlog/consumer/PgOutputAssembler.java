@@ -9,12 +9,14 @@ import io.postlog.LogicalMessage;
 import io.postlog.Operation;
 import io.postlog.ReplicationConsumerException;
 import io.postlog.Row;
+import io.postlog.SchemaChange;
 import io.postlog.TableId;
 import io.postlog.decoder.StreamDecoder;
 import io.postlog.pgoutput.PgOutputDecoder;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.pgoutput.RowDecoder;
 import io.postlog.pgoutput.TupleData;
+import io.postlog.schema.SchemaTracker;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,6 +38,11 @@ final class PgOutputAssembler implements MessageAssembler {
 	private final boolean routing;
 
 	private final @Nullable StreamDecoder plugin;
+
+	/** Tracks the tables' shapes when a subscription takes schema changes, else null. */
+	private @Nullable SchemaTracker schemas;
+
+	private int schemaChanges;
 
 	private PgOutputMessage.@Nullable Begin open;
 
@@ -106,6 +113,7 @@ final class PgOutputAssembler implements MessageAssembler {
 			this.open = begin;
 			this.origin = null;
 			this.index = 0;
+			this.schemaChanges = 0;
 			this.idPrefix = Change.id(this.slotName, begin.finalLsn(), 0);
 			this.idPrefix = this.idPrefix.substring(0, this.idPrefix.length() - 1);
 			return List.of(new Event.Begin(begin.xid(), begin.finalLsn(), begin.commitTime(), bytes));
@@ -122,7 +130,7 @@ final class PgOutputAssembler implements MessageAssembler {
 		}
 		if (message instanceof PgOutputMessage.Relation relation) {
 			this.rows.relation(relation);
-			return List.of();
+			return (this.schemas != null) ? schemaChanges(this.schemas, relation, bytes) : List.of();
 		}
 		if (message instanceof PgOutputMessage.Type type) {
 			// Resolved by OID through the catalog first; the announcement keeps a domain
@@ -170,6 +178,30 @@ final class PgOutputAssembler implements MessageAssembler {
 		throw new ReplicationConsumerException("The stream sent a " + message.getClass().getSimpleName()
 				+ " message, which belongs to pgoutput protocol version 2 or later (streamed or two-phase "
 				+ "transactions); this consumer streams with protocol version 1 and does not handle it");
+	}
+
+	/**
+	 * Has Relation messages compared with the tables' last known shapes, so that schema
+	 * changes come as events before the first change in the new shape.
+	 * @param schemas the consumer's tracker
+	 * @return this assembler
+	 */
+	PgOutputAssembler trackingSchemas(SchemaTracker schemas) {
+		this.schemas = schemas;
+		return this;
+	}
+
+	private List<Event> schemaChanges(SchemaTracker schemas, PgOutputMessage.Relation relation, int bytes) {
+		PgOutputMessage.Begin begin = this.open;
+		List<SchemaChange> changes = schemas.relation(relation, (begin != null) ? begin.finalLsn() : null);
+		if (changes.isEmpty()) {
+			return List.of();
+		}
+		List<Event> events = new ArrayList<>(changes.size());
+		for (SchemaChange change : changes) {
+			events.add(new Event.SchemaChanged(change, this.schemaChanges++, events.isEmpty() ? bytes : 0));
+		}
+		return events;
 	}
 
 	private @Nullable Row oldRow(int relationId, @Nullable TupleData keyTuple, @Nullable TupleData oldTuple) {

@@ -230,6 +230,28 @@ public final class ReplicationConsumer {
 	}
 
 	/**
+	 * Waits until every subscription has finished every transaction that ends at or
+	 * before a position: until {@link #ackedLsn()} is at or past it. Give it a position
+	 * read after the writing transaction committed (for example
+	 * {@code pg_current_wal_insert_lsn()}), so that the transaction ends at or before it.
+	 * While the stream is idle the server's keepalive position carries the acknowledged
+	 * position on, so a position that no published change follows is reached too. A
+	 * subscription that is not running holds the acknowledged position, so waiting on it
+	 * lasts until it runs again or the timeout passes. May be called from any thread, by
+	 * many at once, but not from inside one of this consumer's handlers (its own
+	 * transaction would wait for itself).
+	 * @param lsn the position
+	 * @param timeout how long to wait at most
+	 * @return {@code true} once delivered, {@code false} if the timeout passed first
+	 * @throws InterruptedException if the calling thread is interrupted while waiting
+	 */
+	public boolean awaitDelivered(Lsn lsn, Duration timeout) throws InterruptedException {
+		Objects.requireNonNull(lsn, "lsn");
+		Objects.requireNonNull(timeout, "timeout");
+		return this.window.awaitAcked(lsn, timeout.toNanos());
+	}
+
+	/**
 	 * Returns the control of one subscription: its state, and start, stop, pause and
 	 * resume while the others go on.
 	 * @param id the subscription's id
@@ -415,13 +437,13 @@ public final class ReplicationConsumer {
 						(this.connectTimeout != null) ? this.connectTimeout : Duration.ofSeconds(10));
 			}
 			return new ReplicationConsumer(new ConsumerConfig(this.slotName, this.slotLifecycle, this.publicationName,
-					this.publicationMode, this.tables, this.binary, decoder(), this.retryPolicy, this.reconnectPolicy,
-					this.statusInterval, this.connectTimeout, this.maxTransactionChanges, this.maxUnacknowledged,
-					this.readAheadEvents, this.readAheadBytes, this.stopTimeout, this.listener, this.valueDecoders,
-					this.subscriptions, streams, adminConnections(), this.checkpointStore, this.checkpointBatch,
-					this.checkpointBatchDelay, streamingOptions(),
+					this.publicationMode, this.tables, this.filters, this.binary, decoder(), this.retryPolicy,
+					this.reconnectPolicy, this.statusInterval, this.connectTimeout, this.maxTransactionChanges,
+					this.maxUnacknowledged, this.readAheadEvents, this.readAheadBytes, this.stopTimeout, this.listener,
+					this.valueDecoders, this.subscriptions, streams, adminConnections(), this.checkpointStore,
+					this.checkpointBatch, this.checkpointBatchDelay, streamingOptions(),
 					new WalSafety(this.failover, this.lostSlotAction, this.heartbeatMonitor, this.heartbeatTable),
-					snapshotSettings(connections), backfillSettings(), this.unacknowledgedWarning));
+					snapshotSettings(connections), backfillSettings(), this.unacknowledgedWarning, this.masks));
 		}
 
 	}

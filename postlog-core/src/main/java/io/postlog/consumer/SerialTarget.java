@@ -6,6 +6,7 @@ import java.util.List;
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
+import io.postlog.SchemaChange;
 import io.postlog.Transaction;
 
 /**
@@ -22,6 +23,10 @@ final class SerialTarget extends Target {
 	private long transactionLsn;
 
 	private long messageLsn;
+
+	private long schemaLsn;
+
+	private int schemaSequence = -1;
 
 	SerialTarget(ListenerRunner runner) {
 		super(runner.subscription());
@@ -42,6 +47,10 @@ final class SerialTarget extends Target {
 		if (Long.compareUnsigned(this.messageLsn, lsn) >= 0) {
 			this.messageLsn = lsn - 1;
 		}
+		if (Long.compareUnsigned(this.schemaLsn, lsn) >= 0) {
+			this.schemaLsn = lsn;
+			this.schemaSequence = -1;
+		}
 	}
 
 	@Override
@@ -56,6 +65,10 @@ final class SerialTarget extends Target {
 		}
 		if (Long.compareUnsigned(this.messageLsn, lsn) > 0) {
 			this.messageLsn = lsn;
+		}
+		if (Long.compareUnsigned(this.schemaLsn, lsn) > 0) {
+			this.schemaLsn = lsn;
+			this.schemaSequence = Integer.MAX_VALUE;
 		}
 	}
 
@@ -91,6 +104,21 @@ final class SerialTarget extends Target {
 		}
 		long nanos = this.runner.message(message, entry);
 		this.messageLsn = message.lsn().value();
+		return nanos;
+	}
+
+	@Override
+	long schema(Event.SchemaChanged changed, AckWindow.Entry entry) {
+		SchemaChange schema = changed.schemaChange();
+		long lsn = schema.commitLsn().value();
+		int order = Long.compareUnsigned(lsn, this.schemaLsn);
+		if (this.subscription.schemaHandler() == null || order < 0
+				|| (order == 0 && changed.sequence() <= this.schemaSequence)) {
+			return 0;
+		}
+		long nanos = this.runner.schema(schema, entry);
+		this.schemaLsn = lsn;
+		this.schemaSequence = changed.sequence();
 		return nanos;
 	}
 

@@ -27,13 +27,16 @@ public final class Subscription {
 
 	private final boolean autoStartup;
 
+	private final @Nullable SchemaHandler schemaHandler;
+
 	private Subscription(String id, ListenerShape shape) {
-		this(id, shape, 1, null, ErrorHandler.STOP, true);
+		this(id, shape, 1, null, ErrorHandler.STOP, true, null);
 	}
 
 	private Subscription(String id, ListenerShape shape, int concurrency, @Nullable Predicate<Change> filter,
-			ErrorHandler errorHandler, boolean autoStartup) {
+			ErrorHandler errorHandler, boolean autoStartup, @Nullable SchemaHandler schemaHandler) {
 		this.id = requireId(id);
+		this.schemaHandler = schemaHandler;
 		this.shape = shape;
 		this.concurrency = concurrency;
 		this.filter = filter;
@@ -95,6 +98,38 @@ public final class Subscription {
 	}
 
 	/**
+	 * Subscribes a handler of schema changes: every column added, dropped, renamed or
+	 * retyped, every nullability and key change, and table renames, in commit order, each
+	 * before the first change of a row in the new shape.
+	 * @param id the subscription's id
+	 * @param handler the handler
+	 * @return the subscription
+	 */
+	public static Subscription onSchemaChange(String id, SchemaHandler handler) {
+		return new Subscription(requireId(id), ListenerShape.schema(), 1, null, ErrorHandler.STOP, true,
+				Objects.requireNonNull(handler, "handler"));
+	}
+
+	/**
+	 * Returns a copy of a change subscription whose schema changes also go to
+	 * {@code handler}, in the same order as its changes: each before the first change in
+	 * the new shape (on lanes, once every lane is idle). A failure of it is handled as a
+	 * failure of a change: retried, then the error handler decides.
+	 * @param handler the schema handler
+	 * @return the copy
+	 * @throws IllegalArgumentException for a subscription that is not a change
+	 * subscription
+	 */
+	public Subscription withSchemaHandler(SchemaHandler handler) {
+		if (kind() != ListenerShape.Kind.CHANGE) {
+			throw new IllegalArgumentException(
+					"Only a change subscription takes a schema handler, and '" + this.id + "' is a " + kind());
+		}
+		return new Subscription(this.id, this.shape, this.concurrency, this.filter, this.errorHandler, this.autoStartup,
+				Objects.requireNonNull(handler, "handler"));
+	}
+
+	/**
 	 * Returns a copy that runs a change handler on {@code lanes} threads. Changes are
 	 * routed by table and replica-identity key (a table without a key, or with
 	 * {@code REPLICA IDENTITY FULL}, by table), so each key keeps its order; the slot is
@@ -110,7 +145,8 @@ public final class Subscription {
 					+ ((kind() == ListenerShape.Kind.CHANGE) ? " or more" : " (only change handlers run on lanes)")
 					+ " but was " + lanes);
 		}
-		return new Subscription(this.id, this.shape, lanes, this.filter, this.errorHandler, this.autoStartup);
+		return new Subscription(this.id, this.shape, lanes, this.filter, this.errorHandler, this.autoStartup,
+				this.schemaHandler);
 	}
 
 	/**
@@ -121,7 +157,7 @@ public final class Subscription {
 	 */
 	public Subscription withFilter(Predicate<Change> filter) {
 		return new Subscription(this.id, this.shape, this.concurrency, Objects.requireNonNull(filter, "filter"),
-				this.errorHandler, this.autoStartup);
+				this.errorHandler, this.autoStartup, this.schemaHandler);
 	}
 
 	/**
@@ -130,7 +166,8 @@ public final class Subscription {
 	 * @return the copy
 	 */
 	public Subscription withErrorHandler(ErrorHandler errorHandler) {
-		return new Subscription(this.id, this.shape, this.concurrency, this.filter, errorHandler, this.autoStartup);
+		return new Subscription(this.id, this.shape, this.concurrency, this.filter, errorHandler, this.autoStartup,
+				this.schemaHandler);
 	}
 
 	/**
@@ -141,7 +178,8 @@ public final class Subscription {
 	 * @return the copy
 	 */
 	public Subscription withAutoStartup(boolean autoStartup) {
-		return new Subscription(this.id, this.shape, this.concurrency, this.filter, this.errorHandler, autoStartup);
+		return new Subscription(this.id, this.shape, this.concurrency, this.filter, this.errorHandler, autoStartup,
+				this.schemaHandler);
 	}
 
 	/**
@@ -186,6 +224,10 @@ public final class Subscription {
 
 	boolean accepts(Change change) {
 		return this.filter == null || this.filter.test(change);
+	}
+
+	@Nullable SchemaHandler schemaHandler() {
+		return this.schemaHandler;
 	}
 
 	ErrorHandler errorHandler() {

@@ -1,8 +1,6 @@
 package io.postlog.consumer;
 
 import java.time.Instant;
-import java.util.Iterator;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.postlog.Lsn;
 import org.jspecify.annotations.Nullable;
@@ -38,14 +36,12 @@ public final class SubscriptionControl {
 	 */
 	private volatile boolean delivering;
 
-	/** The hold set by the window, {@code -1} (an LSN never used) while there is none. */
-	private volatile long hold = -1;
+	/** The window's hold and the acknowledgements outstanding. */
+	private final WindowMarks marks = new WindowMarks();
 
 	private volatile @Nullable Throwable cause;
 
 	private volatile @Nullable SubscriptionState requested;
-
-	private final ConcurrentLinkedQueue<PendingAcknowledgment> outstanding = new ConcurrentLinkedQueue<>();
 
 	/** The outstanding acknowledgement last warned of, past the bound. */
 	private volatile @Nullable PendingAcknowledgment stalled;
@@ -90,7 +86,7 @@ public final class SubscriptionControl {
 	 * transaction it was not given
 	 */
 	public @Nullable Lsn position() {
-		long held = this.hold;
+		long held = this.marks.hold();
 		return (!this.delivering && held != -1) ? Lsn.of(held) : null;
 	}
 
@@ -99,7 +95,7 @@ public final class SubscriptionControl {
 	 * @return it, or {@code null} when none is outstanding
 	 */
 	public @Nullable PendingAcknowledgment oldestUnacknowledged() {
-		return this.outstanding.peek();
+		return this.marks.oldest();
 	}
 
 	/**
@@ -109,7 +105,7 @@ public final class SubscriptionControl {
 	 */
 	public @Nullable PendingAcknowledgment stalled() {
 		PendingAcknowledgment warned = this.stalled;
-		return (warned != null && warned == this.outstanding.peek()) ? warned : null;
+		return (warned != null && warned == this.marks.oldest()) ? warned : null;
 	}
 
 	void stalled(PendingAcknowledgment pending) {
@@ -167,7 +163,7 @@ public final class SubscriptionControl {
 		if (this.delivering) {
 			return false;
 		}
-		long held = this.hold;
+		long held = this.marks.hold();
 		return held == -1 || Long.compareUnsigned(lsn.value(), held) >= 0;
 	}
 
@@ -184,9 +180,8 @@ public final class SubscriptionControl {
 		return this.owner.independent();
 	}
 
-	/** Called by the window, under its lock. */
-	void held(long lsn) {
-		this.hold = lsn;
+	WindowMarks marks() {
+		return this.marks;
 	}
 
 	/**
@@ -198,7 +193,7 @@ public final class SubscriptionControl {
 	void failed(HandlerFailedException failure, Lsn position, AckWindow window) {
 		SubscriptionState previous;
 		synchronized (this) {
-			window.hold(this, position);
+			window.hold(this.marks, position);
 			previous = this.state;
 			this.cause = failure;
 			this.delivering = false;
@@ -221,14 +216,14 @@ public final class SubscriptionControl {
 		if (target == SubscriptionState.PAUSED || target == SubscriptionState.STOPPED) {
 			this.requested = null;
 			if (this.delivering) {
-				window.hold(this, position);
+				window.hold(this.marks, position);
 				this.delivering = false;
 				this.cause = null;
 			}
 			this.state = target;
 		}
-		if (!this.delivering && this.hold == -1) {
-			window.hold(this, position);
+		if (!this.delivering && this.marks.hold() == -1) {
+			window.hold(this.marks, position);
 		}
 		return this.requested == SubscriptionState.RUNNING && !this.delivering;
 	}
@@ -247,8 +242,8 @@ public final class SubscriptionControl {
 		if (this.delivering) {
 			return null;
 		}
-		Lsn from = window.unhold(this);
-		this.hold = -1;
+		Lsn from = window.unhold(this.marks);
+		this.marks.released();
 		this.cause = null;
 		this.delivering = true;
 		this.state = SubscriptionState.RUNNING;
@@ -262,28 +257,6 @@ public final class SubscriptionControl {
 	boolean stopOrPauseRequested() {
 		SubscriptionState target = this.requested;
 		return target == SubscriptionState.PAUSED || target == SubscriptionState.STOPPED;
-	}
-
-	/**
-	 * Records an acknowledgement handed out.
-	 * @param pending what it is for
-	 */
-	void handedOut(PendingAcknowledgment pending) {
-		this.outstanding.add(pending);
-	}
-
-	/**
-	 * Records an acknowledgement given.
-	 * @param pending what it was for
-	 */
-	void acknowledged(PendingAcknowledgment pending) {
-		Iterator<PendingAcknowledgment> iterator = this.outstanding.iterator();
-		while (iterator.hasNext()) {
-			if (iterator.next() == pending) {
-				iterator.remove();
-				return;
-			}
-		}
 	}
 
 	PendingAcknowledgment pending(Lsn commitLsn, @Nullable String changeId) {

@@ -38,6 +38,10 @@ abstract class Target {
 		return 0;
 	}
 
+	long schema(Event.SchemaChanged changed, AckWindow.Entry entry) throws InterruptedException {
+		return 0;
+	}
+
 	long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
 		return 0;
 	}

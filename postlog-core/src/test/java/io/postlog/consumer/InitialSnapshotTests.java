@@ -186,13 +186,13 @@ class InitialSnapshotTests {
 
 	private Dispatcher dispatcher(AckWindow window, Subscription... subscriptions) {
 		ConsumerConfig config = new ConsumerConfig("snapshot_slot", SlotLifecycle.CREATE_IF_MISSING, "snapshot_pub",
-				PublicationMode.CREATE_IF_MISSING, List.of(), true,
+				PublicationMode.CREATE_IF_MISSING, List.of(), Map.of(), true,
 				PgOutputLogicalDecoder.forPublications(List.of("snapshot_pub")), RetryPolicy.DEFAULT,
 				ReconnectPolicy.DEFAULT, Duration.ofSeconds(10), Duration.ofSeconds(10), 100_000, 1000, 1024, 1 << 20,
 				Duration.ofSeconds(5), new ConsumerListener() {
-				}, ValueDecoders.standard(), List.of(subscriptions), new FakeServer(), null, CheckpointStore.slotOnly(),
-				1, Duration.ofMillis(100), null, new WalSafety(false, LostSlotAction.FAIL, null, null), null, null,
-				Duration.ofSeconds(60));
+				}, ValueDecoders.standard(), List.of(subscriptions), new FakeServer(), null,
+				SlotOnlyCheckpointStore.INSTANCE, 1, Duration.ofMillis(100), null,
+				new WalSafety(false, LostSlotAction.FAIL, null, null), null, null, Duration.ofSeconds(60), null);
 		ConsumerStates states = new ConsumerStates(config.listener(), config.slotName());
 		Dispatcher dispatcher = new Dispatcher(config, window, states, new StopSignal(),
 				new ConsumerThreads((thread, cause) -> {

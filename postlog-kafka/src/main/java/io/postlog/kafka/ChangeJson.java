@@ -108,7 +108,7 @@ final class ChangeJson {
 	 * not kept; a document written while another is (a caller's own value writer calling
 	 * back) gets a generator of its own.
 	 */
-	private static byte[] write(Consumer<JsonGenerator> document) {
+	static byte[] write(Consumer<JsonGenerator> document) {
 		Documents documents = DOCUMENTS.get();
 		if (documents.writing) {
 			documents = new Documents();

@@ -14,8 +14,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Makes the Kafka record of a change: topic by the topic pattern, key the row's
  * replica-identity key as a JSON object (so the partitioner keeps each row's changes in
- * one partition, in order), value the change as JSON ({@link ChangeJson}), headers
- * {@code postlog-id} and {@code postlog-commit-lsn}. Truncates, and rows of tables
+ * one partition, in order), value the change in the relay's {@link RelayFormat} (by
+ * default as JSON, {@link ChangeJson}), headers {@code postlog-id},
+ * {@code postlog-commit-lsn} and those of the format. Truncates, and rows of tables
  * without a usable key, have no key. Delivery thread only.
  */
 final class ChangeRecords {
@@ -30,21 +31,24 @@ final class ChangeRecords {
 
 	private final ReplicaIdentityKeys keys;
 
+	private final ChangeFormatter format;
+
 	private long lastCommitLsn = -1;
 
 	private byte[] lastCommitLsnBytes = new byte[0];
 
-	ChangeRecords(TopicNames topics, ReplicaIdentityKeys keys) {
+	ChangeRecords(TopicNames topics, ReplicaIdentityKeys keys, ChangeFormatter format) {
 		this.topics = topics;
 		this.keys = keys;
+		this.format = format;
 	}
 
 	ProducerRecord<byte[], byte[]> record(Change change) {
 		RecordHeaders headers = new RecordHeaders();
 		headers.add(ID_HEADER, change.id().getBytes(StandardCharsets.UTF_8));
 		headers.add(COMMIT_LSN_HEADER, commitLsnBytes(change));
-		return new ProducerRecord<>(this.topics.topic(change.table()), null, key(change), ChangeJson.change(change),
-				headers);
+		byte[] value = this.format.value(change, headers);
+		return new ProducerRecord<>(this.topics.topic(change.table()), null, key(change), value, headers);
 	}
 
 	private byte[] commitLsnBytes(Change change) {

@@ -79,7 +79,9 @@ public final class KafkaRelay {
 				this.offsets, progress, keys::clear,
 				new CoordinatorDiagnosis(this.adminProperties, builder.initTimeout), builder.initTimeout);
 		Set<String> ownTopics = Set.of(builder.offsetsTopic);
-		ChangeRecords changes = new ChangeRecords(new TopicNames(builder.topic, ownTopics), keys);
+		ChangeFormatter format = ChangeFormatter.of(builder.format, builder.cloudEventsMode, builder.slotName,
+				new DatabaseName(Objects.requireNonNull(builder.dataSource, "dataSource")));
+		ChangeRecords changes = new ChangeRecords(new TopicNames(builder.topic, ownTopics), keys, format);
 		OutboxRecords outbox = new OutboxRecords(builder.outboxTopic, builder.slotName, ownTopics);
 		Set<TableId> relayed = Set.copyOf(builder.tables);
 		TableId outboxTable = builder.outboxTable;
@@ -209,6 +211,10 @@ public final class KafkaRelay {
 
 		private String offsetsTopic = "postlog.offsets";
 
+		private RelayFormat format = RelayFormat.POSTLOG;
+
+		private CloudEventsMode cloudEventsMode = CloudEventsMode.BINARY;
+
 		private @Nullable String transactionalIdValue;
 
 		private String transactionalId = "";
@@ -305,6 +311,27 @@ public final class KafkaRelay {
 		 */
 		public Builder topic(String topic) {
 			this.topic = topic;
+			return this;
+		}
+
+		/**
+		 * Sets the form of change records ({@link RelayFormat#POSTLOG} by default).
+		 * @param format the form
+		 * @return this builder
+		 */
+		public Builder format(RelayFormat format) {
+			this.format = Objects.requireNonNull(format, "format");
+			return this;
+		}
+
+		/**
+		 * Sets how CloudEvents are carried when the format is
+		 * {@link RelayFormat#CLOUDEVENTS} ({@link CloudEventsMode#BINARY} by default).
+		 * @param mode the mode
+		 * @return this builder
+		 */
+		public Builder cloudEventsMode(CloudEventsMode mode) {
+			this.cloudEventsMode = Objects.requireNonNull(mode, "mode");
 			return this;
 		}
 

@@ -34,7 +34,12 @@ record ListenerEndpoint(String id, String group, String method, Shape shape, Set
 
 	enum Shape {
 
-		CHANGE, TRANSACTION, CHANGE_LIST, ROW, MAP, RECORD, MESSAGE;
+		CHANGE, TRANSACTION, CHANGE_LIST, ROW, MAP, RECORD, MESSAGE, SCHEMA;
+
+		/** Whether listeners of this shape read rows, and so name published tables. */
+		boolean readsRows() {
+			return this != MESSAGE && this != SCHEMA;
+		}
 
 		boolean perTransaction() {
 			return this == TRANSACTION || this == CHANGE_LIST;
@@ -64,7 +69,7 @@ record ListenerEndpoint(String id, String group, String method, Shape shape, Set
 	 * @return whether it does
 	 */
 	boolean receivesUpdatesOrDeletes() {
-		return this.shape != Shape.MESSAGE
+		return this.shape.readsRows()
 				&& (this.operations.contains(Operation.UPDATE) || this.operations.contains(Operation.DELETE));
 	}
 

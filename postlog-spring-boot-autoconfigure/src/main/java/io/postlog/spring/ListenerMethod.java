@@ -11,6 +11,7 @@ import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
 import io.postlog.Operation;
+import io.postlog.SchemaChange;
 import io.postlog.Transaction;
 import org.jspecify.annotations.Nullable;
 
@@ -40,8 +41,16 @@ final class ListenerMethod {
 
 	private final int acknowledgmentIndex;
 
+	private final int schemaIndex;
+
 	ListenerMethod(Object bean, Method method, String id, String group, int payloadIndex, int lsnIndex,
 			int operationIndex, int acknowledgmentIndex) {
+		this(bean, method, id, group, payloadIndex, lsnIndex, operationIndex, acknowledgmentIndex, -1);
+	}
+
+	ListenerMethod(Object bean, Method method, String id, String group, int payloadIndex, int lsnIndex,
+			int operationIndex, int acknowledgmentIndex, int schemaIndex) {
+		this.schemaIndex = schemaIndex;
 		this.bean = bean;
 		this.method = method;
 		this.id = id;
@@ -65,6 +74,21 @@ final class ListenerMethod {
 		return this.acknowledgmentIndex >= 0;
 	}
 
+	boolean takesSchemaChange() {
+		return this.schemaIndex >= 0;
+	}
+
+	/**
+	 * Calls a change listener that also takes a {@code SchemaChange} with one: its
+	 * payload (and operation and acknowledgement) {@code null}, its LSN the schema
+	 * change's commit LSN.
+	 * @param change the schema change
+	 * @throws ListenerExecutionFailedException if the method threw
+	 */
+	void invokeSchema(SchemaChange change) {
+		invoke(null, change.commitLsn(), null, null, change, change);
+	}
+
 	boolean takesOperation() {
 		return this.operationIndex >= 0;
 	}
@@ -85,8 +109,16 @@ final class ListenerMethod {
 	 */
 	void invoke(Object payload, Lsn lsn, @Nullable Operation operation, @Nullable Acknowledgment acknowledgment,
 			Object delivered) {
+		invoke(payload, lsn, operation, acknowledgment, null, delivered);
+	}
+
+	private void invoke(@Nullable Object payload, Lsn lsn, @Nullable Operation operation,
+			@Nullable Acknowledgment acknowledgment, @Nullable SchemaChange schema, Object delivered) {
 		@Nullable Object[] args = new Object[this.method.getParameterCount()];
 		args[this.payloadIndex] = payload;
+		if (this.schemaIndex >= 0) {
+			args[this.schemaIndex] = schema;
+		}
 		if (this.lsnIndex >= 0) {
 			args[this.lsnIndex] = lsn;
 		}
@@ -135,6 +167,9 @@ final class ListenerMethod {
 			}
 			return "transaction xid " + transaction.xid() + " on " + String.join(", ", tables) + " (commit LSN "
 					+ transaction.commitLsn() + ", " + transaction.changes().size() + " changes)";
+		}
+		if (delivered instanceof SchemaChange schema) {
+			return "schema change " + schema.describe();
 		}
 		if (delivered instanceof LogicalMessage message) {
 			return "message with prefix '" + message.prefix() + "' at LSN " + message.lsn();

@@ -17,12 +17,14 @@ import io.postlog.Lsn;
 import io.postlog.Operation;
 import io.postlog.PostlogException;
 import io.postlog.Row;
+import io.postlog.SchemaChange;
 import io.postlog.TableId;
 import io.postlog.Transaction;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanUtils;
 import org.springframework.core.ResolvableType;
+import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.convert.ConversionService;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
@@ -37,7 +39,11 @@ final class ListenerMethodResolver {
 
 	private static final String ACCEPTED = "Accepted parameters: one of Change, Transaction, List<Change>, Row, "
 			+ "Map<String, Object> or a record/bean, optionally with an Lsn, an Operation (change-shaped listeners) "
-			+ "and an Acknowledgment";
+			+ "and an Acknowledgment; a change-shaped listener may also take a SchemaChange";
+
+	/** The method of every {@link PgChangeListenerEndpoint}. */
+	private static final Method ON_CHANGE = ClassUtils.getMethod(PgChangeListenerEndpoint.class, "onChange",
+			Change.class);
 
 	private final @Nullable StringValueResolver placeholders;
 
@@ -58,10 +64,17 @@ final class ListenerMethodResolver {
 		String id = id(resolve(annotation.id()), method);
 		String group = resolve(annotation.group()).trim();
 		Parameters parameters = Parameters.of(method, "@PgChangeListener");
+		if (parameters.payload() == parameters.schema()) {
+			throw unsupported(method, "a method that takes only a SchemaChange is a @PgSchemaListener");
+		}
 		ResolvableType payload = ResolvableType.forMethodParameter(method, parameters.payload());
 		ListenerEndpoint.Shape shape = shape(method, payload);
 		ListenerMethod listener = new ListenerMethod(bean, method, id, group, parameters.payload(), parameters.lsn(),
-				parameters.operation(), parameters.acknowledgment());
+				parameters.operation(), parameters.acknowledgment(), parameters.schema());
+		if (shape.perTransaction() && listener.takesSchemaChange()) {
+			throw unsupported(method, "a SchemaChange parameter is for change-shaped listeners; use "
+					+ "@PgSchemaListener beside a " + payload.toClass().getSimpleName() + " listener");
+		}
 		if (shape.perTransaction() && listener.takesOperation()) {
 			throw unsupported(method, "an Operation parameter is for change-shaped listeners; a "
 					+ payload.toClass().getSimpleName() + " listener can read each change's operation()");
@@ -88,10 +101,33 @@ final class ListenerMethodResolver {
 				autoStartup(method, resolve(annotation.autoStartup())));
 	}
 
+	ListenerEndpoint resolve(PgChangeListenerEndpoint endpoint) {
+		PgChangeListener annotation = MergedAnnotation
+			.of(endpoint.getClass(), PgChangeListener.class, endpoint.listenerAttributes())
+			.synthesize();
+		return resolve(endpoint, ON_CHANGE, annotation);
+	}
+
+	ListenerEndpoint resolve(Object bean, Method method, PgSchemaListener annotation) {
+		Parameters parameters = Parameters.of(method, "@PgSchemaListener");
+		if (parameters.schema() < 0 || parameters.payload() != parameters.schema() || parameters.operation() >= 0
+				|| parameters.acknowledgment() >= 0) {
+			throw new PostlogException("@PgSchemaListener " + ListenerMethod.describe(method)
+					+ " is not supported: it must take one SchemaChange parameter, optionally with an Lsn");
+		}
+		String id = id(resolve(annotation.id()), method);
+		String group = resolve(annotation.group()).trim();
+		ListenerMethod listener = new ListenerMethod(bean, method, id, group, parameters.payload(), parameters.lsn(),
+				-1, -1);
+		Set<TableId> tables = tables(method, annotation.tables());
+		return new ListenerEndpoint(id, group, listener.describe(), ListenerEndpoint.Shape.SCHEMA, tables, Set.of(), 1,
+				null, null, new SchemaInvoker(listener, tables), true);
+	}
+
 	ListenerEndpoint resolve(Object bean, Method method, PgMessageListener annotation) {
 		Parameters parameters = Parameters.of(method, "@PgMessageListener");
 		if (method.getParameterTypes()[parameters.payload()] != LogicalMessage.class || parameters.operation() >= 0
-				|| parameters.acknowledgment() >= 0) {
+				|| parameters.acknowledgment() >= 0 || parameters.schema() >= 0) {
 			throw new PostlogException("@PgMessageListener " + ListenerMethod.describe(method)
 					+ " is not supported: it must take one LogicalMessage parameter, optionally with an Lsn");
 		}
@@ -215,7 +251,7 @@ final class ListenerMethodResolver {
 	/**
 	 * Where a method's parameters go.
 	 */
-	private record Parameters(int payload, int lsn, int operation, int acknowledgment) {
+	private record Parameters(int payload, int lsn, int operation, int acknowledgment, int schema) {
 
 		static Parameters of(Method method, String annotation) {
 			Class<?>[] types = method.getParameterTypes();
@@ -223,6 +259,7 @@ final class ListenerMethodResolver {
 			int operation = -1;
 			int acknowledgment = -1;
 			int payload = -1;
+			int schema = -1;
 			for (int i = 0; i < types.length; i++) {
 				if (types[i] == Lsn.class && lsn < 0) {
 					lsn = i;
@@ -233,6 +270,9 @@ final class ListenerMethodResolver {
 				else if (types[i] == Acknowledgment.class && acknowledgment < 0) {
 					acknowledgment = i;
 				}
+				else if (types[i] == SchemaChange.class && schema < 0) {
+					schema = i;
+				}
 				else if (payload < 0) {
 					payload = i;
 				}
@@ -241,11 +281,15 @@ final class ListenerMethodResolver {
 							+ " is not supported: it has more than one payload parameter. " + ACCEPTED);
 				}
 			}
+			if (payload < 0 && schema >= 0) {
+				// A schema listener: the schema change is its payload.
+				payload = schema;
+			}
 			if (payload < 0) {
 				throw new PostlogException(annotation + " " + ListenerMethod.describe(method)
 						+ " is not supported: it has no payload parameter. " + ACCEPTED);
 			}
-			return new Parameters(payload, lsn, operation, acknowledgment);
+			return new Parameters(payload, lsn, operation, acknowledgment, schema);
 		}
 
 	}

@@ -139,8 +139,7 @@ final class ListenerStartupChecks {
 	}
 
 	private static boolean reads(ListenerEndpoint endpoint, TableId table) {
-		return endpoint.shape() != ListenerEndpoint.Shape.MESSAGE
-				&& (endpoint.tables().isEmpty() || endpoint.tables().contains(table));
+		return endpoint.shape().readsRows() && (endpoint.tables().isEmpty() || endpoint.tables().contains(table));
 	}
 
 	private static String readers(PostlogConsumerGroup group, TableId table) {

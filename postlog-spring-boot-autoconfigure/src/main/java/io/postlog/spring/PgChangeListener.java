@@ -8,6 +8,8 @@ import java.lang.annotation.Target;
 
 import io.postlog.Operation;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Marks a bean method that receives committed changes of PostgreSQL tables, in commit
  * order and within a transaction in WAL order.
@@ -47,6 +49,7 @@ import io.postlog.Operation;
  * {@link #autoStartup()} resolve {@code ${...}} placeholders.
  */
 @Target(ElementType.METHOD)
+@Reflective(PgListenerReflectiveProcessor.class)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface PgChangeListener {

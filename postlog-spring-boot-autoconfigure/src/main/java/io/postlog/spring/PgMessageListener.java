@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Marks a bean method that receives logical decoding messages written with
  * {@code pg_logical_emit_message} (PostgreSQL 14+) whose prefix equals {@link #prefix()}.
@@ -14,6 +16,7 @@ import java.lang.annotation.Target;
  * of its group.
  */
 @Target(ElementType.METHOD)
+@Reflective(PgListenerReflectiveProcessor.class)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface PgMessageListener {

@@ -26,9 +26,10 @@ import org.springframework.core.convert.ConversionService;
 import org.springframework.util.StringValueResolver;
 
 /**
- * Finds {@link PgChangeListener} and {@link PgMessageListener} methods on beans and, once
- * every singleton exists, registers them with the {@link PostlogListenerRegistry}, with
- * the {@link PgListenerErrorHandler} beans they name. Method resolution (placeholders,
+ * Finds {@link PgChangeListener}, {@link PgMessageListener} and {@link PgSchemaListener}
+ * methods on beans, and {@link PgChangeListenerEndpoint} beans, and, once every singleton
+ * exists, registers them with the {@link PostlogListenerRegistry}, with the
+ * {@link PgListenerErrorHandler} beans they name. Method resolution (placeholders,
  * parameter shape, invoker) is the {@link ListenerMethodResolver}'s; an unsupported
  * method signature fails the bean's creation with a message naming the method.
  */
@@ -75,9 +76,16 @@ public final class PostlogListenerAnnotationBeanPostProcessor
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+		if (bean instanceof PgChangeListenerEndpoint endpoint) {
+			ListenerEndpoint resolved = resolver().resolve(endpoint);
+			synchronized (this.endpoints) {
+				this.endpoints.add(resolved);
+			}
+			return bean;
+		}
 		Class<?> targetClass = AopUtils.getTargetClass(bean);
 		if (this.classesWithoutListeners.contains(targetClass) || !AnnotationUtils.isCandidateClass(targetClass,
-				List.of(PgChangeListener.class, PgMessageListener.class))) {
+				List.of(PgChangeListener.class, PgMessageListener.class, PgSchemaListener.class))) {
 			return bean;
 		}
 		Map<Method, PgChangeListener> changeMethods = MethodIntrospector.selectMethods(targetClass,
@@ -86,7 +94,10 @@ public final class PostlogListenerAnnotationBeanPostProcessor
 		Map<Method, PgMessageListener> messageMethods = MethodIntrospector.selectMethods(targetClass,
 				(MethodIntrospector.MetadataLookup<PgMessageListener>) (method) -> AnnotatedElementUtils
 					.findMergedAnnotation(method, PgMessageListener.class));
-		if (changeMethods.isEmpty() && messageMethods.isEmpty()) {
+		Map<Method, PgSchemaListener> schemaMethods = MethodIntrospector.selectMethods(targetClass,
+				(MethodIntrospector.MetadataLookup<PgSchemaListener>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, PgSchemaListener.class));
+		if (changeMethods.isEmpty() && messageMethods.isEmpty() && schemaMethods.isEmpty()) {
 			this.classesWithoutListeners.add(targetClass);
 			return bean;
 		}
@@ -95,6 +106,8 @@ public final class PostlogListenerAnnotationBeanPostProcessor
 		changeMethods.forEach((method, annotation) -> found
 			.add(resolver.resolve(bean, AopUtils.selectInvocableMethod(method, bean.getClass()), annotation)));
 		messageMethods.forEach((method, annotation) -> found
+			.add(resolver.resolve(bean, AopUtils.selectInvocableMethod(method, bean.getClass()), annotation)));
+		schemaMethods.forEach((method, annotation) -> found
 			.add(resolver.resolve(bean, AopUtils.selectInvocableMethod(method, bean.getClass()), annotation)));
 		found.sort((a, b) -> a.id().compareTo(b.id()));
 		synchronized (this.endpoints) {

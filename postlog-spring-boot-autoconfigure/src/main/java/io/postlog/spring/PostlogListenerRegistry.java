@@ -68,6 +68,8 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 
 	private final List<ListenerEndpoint> endpoints = new ArrayList<>();
 
+	private volatile @Nullable PostlogListenerObservations observations;
+
 	private volatile List<PostlogConsumerGroup> groups = List.of();
 
 	private @Nullable ApplicationEventPublisher publisher;
@@ -112,6 +114,14 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	 */
 	public void setReadiness(Readiness readiness) {
 		this.readiness.policy(readiness);
+	}
+
+	/**
+	 * Runs each listener call in an observation; set before {@link #start()}.
+	 * @param observations the observations
+	 */
+	public void setListenerObservations(PostlogListenerObservations observations) {
+		this.observations = observations;
 	}
 
 	/**
@@ -268,7 +278,8 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		for (ListenerEndpoint endpoint : endpoints) {
 			PgListenerErrorHandler handler = (endpoint.errorHandler() != null) ? endpoint.errorHandler()
 					: this.defaultErrorHandler;
-			builder.subscribe(ListenerSubscriptions.of(endpoint, new ListenerFailureHandler(endpoint, handler, group)));
+			builder.subscribe(ListenerSubscriptions.of(endpoint, new ListenerFailureHandler(endpoint, handler, group),
+					this.observations));
 		}
 		List<ConsumerListener> listeners = new ArrayList<>();
 		listeners.add(group.recorder());
@@ -327,7 +338,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	private static List<TableId> tables(List<ListenerEndpoint> endpoints) {
 		Set<TableId> tables = new LinkedHashSet<>();
 		for (ListenerEndpoint endpoint : endpoints) {
-			if (endpoint.shape() != ListenerEndpoint.Shape.MESSAGE) {
+			if (endpoint.shape().readsRows()) {
 				if (endpoint.tables().isEmpty()) {
 					return List.of();
 				}

@@ -5,6 +5,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,6 +18,7 @@ import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
 import io.postlog.admin.PublicationNotFoundException;
 import io.postlog.admin.ReplicationAdmin;
+import io.postlog.admin.TableFilter;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
 import io.postlog.admin.SlotStatistics;
@@ -70,6 +72,9 @@ public final class PostlogSlotMonitor {
 	private final Object lock = new Object();
 
 	private volatile Reading reading;
+
+	/** The publication's row filters and column lists, as of the last good reading. */
+	private volatile Map<TableId, TableFilter> publicationFilters = Map.of();
 
 	/** Whether the slot or publication changed since the last reading was asked for. */
 	private volatile boolean changed;
@@ -198,6 +203,7 @@ public final class PostlogSlotMonitor {
 			ReplicationAdmin admin = new ReplicationAdmin(connection);
 			next = new Reading(this.slotName, status(admin), server(admin), tables(admin),
 					SlotStatistics.read(connection, this.slotName).orElse(null), now, now, null);
+			this.publicationFilters = filters(admin);
 		}
 		catch (SQLException | RuntimeException ex) {
 			long failed = this.failures.incrementAndGet();
@@ -301,6 +307,20 @@ public final class PostlogSlotMonitor {
 			// listeners): its slot shows as missing too.
 			return List.of();
 		}
+	}
+
+	private Map<TableId, TableFilter> filters(ReplicationAdmin admin) {
+		return admin.publicationExists(this.publicationName) ? admin.publicationFilters(this.publicationName)
+				: Map.of();
+	}
+
+	/**
+	 * Returns the row filters and column lists the publication held at the last good
+	 * reading, as the server holds them: what the stream, snapshots and backfills apply.
+	 * @return the filters by table, only tables published with one
+	 */
+	public Map<TableId, TableFilter> publicationFilters() {
+		return this.publicationFilters;
 	}
 
 	/**

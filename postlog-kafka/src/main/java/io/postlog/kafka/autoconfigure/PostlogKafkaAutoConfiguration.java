@@ -97,6 +97,8 @@ public final class PostlogKafkaAutoConfiguration {
 			.tables(properties.getTables().stream().map(TableId::parse).toList())
 			.topic(properties.getTopic())
 			.offsetsTopic(properties.getOffsetsTopic())
+			.format(properties.getFormat())
+			.cloudEventsMode(properties.getCloudevents().getMode())
 			.outboxTable((outbox.getTable() != null) ? TableId.parse(outbox.getTable()) : null)
 			.outboxTopic(outbox.getTopic())
 			.outboxMessagePrefix(outbox.getMessagePrefix())

@@ -6,6 +6,8 @@ import java.util.List;
 
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.kafka.CloudEventsMode;
+import io.postlog.kafka.RelayFormat;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -46,6 +48,13 @@ public class PostlogKafkaProperties {
 	private String offsetsTopic = "postlog.offsets";
 
 	/**
+	 * Form of change records: postlog (postlog's own change JSON), debezium (Debezium's
+	 * change event envelope, as Flink's debezium-json format reads it) or cloudevents (a
+	 * CloudEvent whose id is the change id, see cloudevents.mode).
+	 */
+	private RelayFormat format = RelayFormat.POSTLOG;
+
+	/**
 	 * Transactional id of the relay's producer; defaults to postlog- and the slot name.
 	 * Every relay needs its own, the same across restarts.
 	 */
@@ -80,6 +89,8 @@ public class PostlogKafkaProperties {
 	private final Publication publication = new Publication();
 
 	private final Outbox outbox = new Outbox();
+
+	private final CloudEvents cloudevents = new CloudEvents();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -119,6 +130,14 @@ public class PostlogKafkaProperties {
 
 	public void setOffsetsTopic(String offsetsTopic) {
 		this.offsetsTopic = offsetsTopic;
+	}
+
+	public RelayFormat getFormat() {
+		return this.format;
+	}
+
+	public void setFormat(RelayFormat format) {
+		this.format = format;
 	}
 
 	public @Nullable String getTransactionalId() {
@@ -171,6 +190,10 @@ public class PostlogKafkaProperties {
 
 	public Outbox getOutbox() {
 		return this.outbox;
+	}
+
+	public CloudEvents getCloudevents() {
+		return this.cloudevents;
 	}
 
 	/**
@@ -286,6 +309,27 @@ public class PostlogKafkaProperties {
 
 		public void setMessagePrefix(@Nullable String messagePrefix) {
 			this.messagePrefix = messagePrefix;
+		}
+
+	}
+
+	/**
+	 * CloudEvents, when the format is cloudevents.
+	 */
+	public static class CloudEvents {
+
+		/**
+		 * How an event is carried: binary (the value is postlog's change JSON, the
+		 * attributes ce_ headers) or structured (the value is the whole event as JSON).
+		 */
+		private CloudEventsMode mode = CloudEventsMode.BINARY;
+
+		public CloudEventsMode getMode() {
+			return this.mode;
+		}
+
+		public void setMode(CloudEventsMode mode) {
+			this.mode = mode;
 		}
 
 	}

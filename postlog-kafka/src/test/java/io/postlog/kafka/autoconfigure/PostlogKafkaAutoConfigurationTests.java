@@ -4,7 +4,9 @@ import java.time.Duration;
 
 import javax.sql.DataSource;
 
+import io.postlog.kafka.CloudEventsMode;
 import io.postlog.kafka.PostlogKafkaRelay;
+import io.postlog.kafka.RelayFormat;
 import io.postlog.kafka.health.PostlogKafkaHealthIndicator;
 import io.postlog.kafka.metrics.PostlogKafkaMetrics;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -94,6 +96,23 @@ class PostlogKafkaAutoConfigurationTests {
 		this.runner.withPropertyValues("postlog.kafka.enabled=true", "postlog.kafka.init-timeout=5s")
 			.run((context) -> assertThat(context.getBean(PostlogKafkaProperties.class).getInitTimeout())
 				.isEqualTo(Duration.ofSeconds(5)));
+	}
+
+	@Test
+	void formatAndCloudEventsModeBind() {
+		this.runner
+			.withPropertyValues("postlog.kafka.enabled=true", "postlog.kafka.format=cloudevents",
+					"postlog.kafka.cloudevents.mode=structured")
+			.run((context) -> {
+				PostlogKafkaProperties properties = context.getBean(PostlogKafkaProperties.class);
+				assertThat(properties.getFormat()).isEqualTo(RelayFormat.CLOUDEVENTS);
+				assertThat(properties.getCloudevents().getMode()).isEqualTo(CloudEventsMode.STRUCTURED);
+			});
+		this.runner.withPropertyValues("postlog.kafka.enabled=true").run((context) -> {
+			PostlogKafkaProperties properties = context.getBean(PostlogKafkaProperties.class);
+			assertThat(properties.getFormat()).isEqualTo(RelayFormat.POSTLOG);
+			assertThat(properties.getCloudevents().getMode()).isEqualTo(CloudEventsMode.BINARY);
+		});
 	}
 
 }

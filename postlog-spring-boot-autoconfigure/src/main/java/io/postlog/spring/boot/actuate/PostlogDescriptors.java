@@ -1,6 +1,7 @@
 package io.postlog.spring.boot.actuate;
 
 import java.time.Instant;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -9,6 +10,7 @@ import io.postlog.Lsn;
 import io.postlog.TableId;
 import io.postlog.admin.ReplicationSettings;
 import io.postlog.admin.SlotInfo;
+import io.postlog.admin.TableFilter;
 import io.postlog.consumer.Backfill;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.SnapshotProgress;
@@ -45,13 +47,19 @@ final class PostlogDescriptors {
 						(slot != null) ? slot.active() : null, (slot != null) ? text(slot.confirmedFlushLsn()) : null,
 						(slot != null) ? text(slot.restartLsn()) : null, (slot != null) ? slot.walStatus() : null)
 						: PostlogEndpoint.Unavailable.of(reading),
-				(status != null)
-						? new PostlogEndpoint.PublicationDescriptor(monitor.publicationName(),
-								reading.publicationTables().stream().map(TableId::toString).toList())
-						: PostlogEndpoint.Unavailable.of(reading),
+				(status != null) ? new PostlogEndpoint.PublicationDescriptor(monitor.publicationName(),
+						reading.publicationTables().stream().map(TableId::toString).toList(),
+						filters(monitor.publicationFilters())) : PostlogEndpoint.Unavailable.of(reading),
 				(status != null) ? status.currentLsn().toString() : null, (status != null) ? status.lagBytes() : null,
 				streaming, snapshot(snapshot, (status != null) ? status.snapshotSlot() : null),
 				backfills.stream().map((backfill) -> backfill(backfill, withMessages)).toList(), details);
+	}
+
+	private static Map<String, PostlogEndpoint.FilterDescriptor> filters(Map<TableId, TableFilter> filters) {
+		Map<String, PostlogEndpoint.FilterDescriptor> descriptors = new LinkedHashMap<>();
+		filters.forEach((table, filter) -> descriptors.put(table.toString(),
+				new PostlogEndpoint.FilterDescriptor(filter.where(), filter.columns())));
+		return descriptors;
 	}
 
 	private static PostlogEndpoint.BackfillDescriptor backfill(Backfill backfill, boolean withMessages) {

@@ -557,8 +557,20 @@ public class PostlogEndpoint {
 	 *
 	 * @param name the publication's name
 	 * @param tables the tables it publishes
+	 * @param filters the row filter and column list in force, by table, for the tables
+	 * published with one (PostgreSQL 15 and later)
 	 */
-	public record PublicationDescriptor(String name, List<String> tables) implements PublicationSection {
+	public record PublicationDescriptor(String name, List<String> tables,
+			Map<String, FilterDescriptor> filters) implements PublicationSection {
+	}
+
+	/**
+	 * A table's row filter and column list, as the server holds them.
+	 *
+	 * @param where the row filter, or {@code null} for every row
+	 * @param columns the published columns, empty for every column
+	 */
+	public record FilterDescriptor(@Nullable String where, List<String> columns) {
 	}
 
 }

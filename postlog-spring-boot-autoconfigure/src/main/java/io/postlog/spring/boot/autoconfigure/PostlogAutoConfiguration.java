@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import javax.sql.DataSource;
 
+import io.micrometer.observation.ObservationRegistry;
 import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.SlotLifecycle;
@@ -13,7 +14,9 @@ import io.postlog.heartbeat.HeartbeatWriter;
 import io.postlog.spring.DeadLetters;
 import io.postlog.spring.PgListenerErrorHandler;
 import io.postlog.spring.PostlogDeadLetterErrorHandler;
+import io.postlog.spring.PostlogFence;
 import io.postlog.spring.PostlogListenerAnnotationBeanPostProcessor;
+import io.postlog.spring.PostlogListenerObservations;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogServerPoller;
 import io.postlog.spring.PostlogSlotMonitor;
@@ -35,6 +38,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -96,7 +100,8 @@ public final class PostlogAutoConfiguration {
 			PostlogConnectionDetails connectionDetails, ObjectProvider<ConsumerListener> listeners,
 			ObjectProvider<PostlogListenerRegistry.GroupObserver> groupObservers,
 			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ObjectProvider<HeartbeatTracker> heartbeats,
-			ObjectProvider<PlatformTransactionManager> transactionManagers, PostlogServerPoller poller) {
+			ObjectProvider<PlatformTransactionManager> transactionManagers, PostlogServerPoller poller,
+			ObjectProvider<PostlogListenerObservations> observations) {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
 				connectionDetails.getUsername(), connectionDetails.getPassword());
@@ -110,7 +115,14 @@ public final class PostlogAutoConfiguration {
 				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
 				defaultErrorHandler(properties, deadLetter));
 		registry.setReadiness(properties.getHealth().getReadiness());
+		observations.ifAvailable(registry::setListenerObservations);
 		return registry;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PostlogFence postlogFence(PostlogListenerRegistry registry, DataSource dataSource) {
+		return new PostlogFence(registry, dataSource);
 	}
 
 	@Bean
@@ -225,6 +237,18 @@ public final class PostlogAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException("postlog.checkpoint.batch-max-delay",
 					checkpoint.getBatchMaxDelay(), "The delay must be positive");
 		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(ObservationRegistry.class)
+	static class ObservationConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		PostlogListenerObservations postlogListenerObservations(ObjectProvider<ObservationRegistry> registry) {
+			return new PostlogListenerObservations(registry.getIfAvailable(() -> ObservationRegistry.NOOP));
+		}
+
 	}
 
 }

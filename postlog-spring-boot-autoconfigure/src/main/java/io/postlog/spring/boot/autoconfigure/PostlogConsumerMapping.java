@@ -1,8 +1,13 @@
 package io.postlog.spring.boot.autoconfigure;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import io.postlog.TableId;
+import io.postlog.admin.TableFilter;
+import io.postlog.consumer.ColumnMasks;
 import io.postlog.consumer.ReconnectPolicy;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
@@ -27,8 +32,8 @@ public final class PostlogConsumerMapping {
 	/**
 	 * Maps what every consumer of the application shares: retries and reconnects
 	 * ({@code postlog.retry.*}, {@code postlog.reconnect.*}), the status interval, the
-	 * connect timeout, the read-ahead bound and the value format
-	 * ({@code postlog.binary}).
+	 * connect timeout, the read-ahead bound, the value format ({@code postlog.binary})
+	 * and the column masks ({@code postlog.mask.*}).
 	 * @param properties the properties
 	 * @param builder the builder to set
 	 * @return the builder
@@ -43,15 +48,34 @@ public final class PostlogConsumerMapping {
 		map.from(properties.getDelivery().getReadAhead())
 			.to((readAhead) -> builder.readAhead(1024, readAhead.toBytes()));
 		map.from(properties::getBinary).to(builder::binary);
+		ColumnMasks masks = masks(properties);
+		if (!masks.isEmpty()) {
+			builder.masks(masks);
+		}
 		return builder;
 	}
 
 	/**
+	 * The column masks of {@code postlog.mask.*}, keyed by {@code postlog.mask-key}.
+	 * @param properties the properties
+	 * @return the masks, empty when none is set
+	 * @throws io.postlog.ReplicationConsumerException if a column is hashed without a key
+	 * long enough
+	 */
+	static ColumnMasks masks(PostlogProperties properties) {
+		Map<TableId, Map<String, ColumnMasks.Mask>> masks = new LinkedHashMap<>();
+		properties.getMask().forEach((table, columns) -> masks.put(TableId.parse(table), columns));
+		String key = properties.getMaskKey();
+		return ColumnMasks.of(masks, (key != null) ? key.getBytes(StandardCharsets.UTF_8) : null);
+	}
+
+	/**
 	 * Maps every property-decided setting of one consumer group's consumer: its slot and
-	 * publication, {@link #mapConnection what all consumers share}, delivery bounds, the
-	 * checkpoint batch (with the {@code jdbc} store), streaming of large transactions,
-	 * the initial snapshot and backfills. The caller adds the snapshot connections when a
-	 * snapshot or backfills are on.
+	 * publication (with the row filters and column lists of its tables),
+	 * {@link #mapConnection what all consumers share}, delivery bounds, the checkpoint
+	 * batch (with the {@code jdbc} store), streaming of large transactions, the initial
+	 * snapshot and backfills. The caller adds the snapshot connections when a snapshot or
+	 * backfills are on.
 	 * @param properties the properties
 	 * @param group the consumer group, empty for the default group
 	 * @param builder the builder to set
@@ -63,6 +87,7 @@ public final class PostlogConsumerMapping {
 		builder.slotName(properties.slotName(group)).publicationName(properties.publicationName(group));
 		map.from(properties.getSlot()::getLifecycle).to(builder::slotLifecycle);
 		map.from(properties.getPublication()::getMode).to(builder::publicationMode);
+		builder.filters(filters(properties, group));
 		mapConnection(properties, builder);
 		PostlogDeliveryProperties delivery = properties.getDelivery();
 		map.from(delivery::getMaxUnacknowledged).to(builder::maxUnacknowledged);
@@ -77,6 +102,24 @@ public final class PostlogConsumerMapping {
 		streaming(properties.getStreaming(), builder);
 		snapshot(properties, builder);
 		return builder;
+	}
+
+	/**
+	 * The row filters and column lists of a group's tables, by table; a filter with
+	 * neither is left out.
+	 * @param properties the properties
+	 * @param group the consumer group, empty for the default group
+	 * @return the filters
+	 */
+	static Map<TableId, TableFilter> filters(PostlogProperties properties, String group) {
+		Map<TableId, TableFilter> filters = new LinkedHashMap<>();
+		properties.filters(group).forEach((table, filter) -> {
+			TableFilter mapped = new TableFilter(filter.getWhere(), filter.getColumns());
+			if (!mapped.isEmpty()) {
+				filters.put(TableId.parse(table), mapped);
+			}
+		});
+		return filters;
 	}
 
 	/**

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.postlog.consumer.ColumnMasks;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -110,6 +111,38 @@ public class PostlogProperties {
 	 */
 	private final Map<String, Group> groups = new LinkedHashMap<>();
 
+	/**
+	 * Row filters and column lists of the default group's tables, by table (table or
+	 * [schema.table]), pushed into its publication (PostgreSQL 15 and later).
+	 */
+	private final Map<String, PostlogFilterProperties> filters = new LinkedHashMap<>();
+
+	/**
+	 * Masks of column values by table (table or [schema.table]) and column: null, hash
+	 * (HMAC-SHA-256 keyed by mask-key) or redact; applied before listeners, the Kafka
+	 * relay and dead letters see a change.
+	 */
+	private final Map<String, Map<String, ColumnMasks.Mask>> mask = new LinkedHashMap<>();
+
+	/**
+	 * Key of the hash mask (HMAC-SHA-256), at least 16 bytes of UTF-8; required when a
+	 * column is hashed. Keep it secret: anyone holding it can test guesses of a hashed
+	 * value.
+	 */
+	private @Nullable String maskKey;
+
+	public Map<String, Map<String, ColumnMasks.Mask>> getMask() {
+		return this.mask;
+	}
+
+	public @Nullable String getMaskKey() {
+		return this.maskKey;
+	}
+
+	public void setMaskKey(@Nullable String maskKey) {
+		this.maskKey = maskKey;
+	}
+
 	public PostlogListenerProperties getListener() {
 		return this.listener;
 	}
@@ -120,6 +153,24 @@ public class PostlogProperties {
 
 	public Map<String, Group> getGroups() {
 		return this.groups;
+	}
+
+	public Map<String, PostlogFilterProperties> getFilters() {
+		return this.filters;
+	}
+
+	/**
+	 * Returns the row filters and column lists of a consumer group's tables.
+	 * @param group the group, empty for the default group
+	 * @return {@code filters} for the default group, else {@code groups.<name>.filters}
+	 * (none when the group has no settings)
+	 */
+	public Map<String, PostlogFilterProperties> filters(String group) {
+		if (group.isEmpty()) {
+			return this.filters;
+		}
+		Group settings = this.groups.get(group);
+		return (settings != null) ? settings.getFilters() : Map.of();
 	}
 
 	/**
@@ -309,8 +360,18 @@ public class PostlogProperties {
 
 		private final GroupPublication publication = new GroupPublication();
 
+		/**
+		 * Row filters and column lists of the group's tables, by table (table or
+		 * [schema.table]), pushed into its publication (PostgreSQL 15 and later).
+		 */
+		private final Map<String, PostlogFilterProperties> filters = new LinkedHashMap<>();
+
 		public GroupSlot getSlot() {
 			return this.slot;
+		}
+
+		public Map<String, PostlogFilterProperties> getFilters() {
+			return this.filters;
 		}
 
 		public GroupPublication getPublication() {

@@ -62,6 +62,16 @@ class PostlogAutoConfigurationTests {
 	}
 
 	@Test
+	void observesListenerCallsWithTheApplicationsObservationRegistry() {
+		this.runner
+			.withBean(io.micrometer.observation.ObservationRegistry.class,
+					io.micrometer.observation.tck.TestObservationRegistry::create)
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(io.postlog.spring.PostlogListenerObservations.class)
+				.hasSingleBean(io.postlog.spring.PostlogFence.class));
+	}
+
+	@Test
 	void backsOffWhenDisabled() {
 		this.runner.withPropertyValues("postlog.enabled=false")
 			.run((context) -> assertThat(context).hasNotFailed()

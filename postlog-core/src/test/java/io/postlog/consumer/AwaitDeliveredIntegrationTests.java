@@ -1,0 +1,118 @@
+package io.postlog.consumer;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+
+import io.postlog.Lsn;
+import io.postlog.TableId;
+import io.postlog.admin.SlotLifecycle;
+import io.postlog.test.PostgresDatabase;
+import io.postlog.test.PostgresTest;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link ReplicationConsumer#awaitDelivered} on a real server, with the position read
+ * after each commit: it returns only after the handler finished that write, it returns on
+ * an idle stream (a position past writes to unpublished tables), and it gives up at its
+ * timeout while the handler still works on the write.
+ */
+@PostgresTest
+class AwaitDeliveredIntegrationTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	@Test
+	void awaitDeliveredReturnsAfterTheHandlerFinishedTheWriteAndTimesOutWhileItWorks(PostgresDatabase database)
+			throws Exception {
+		database.execute("CREATE TABLE fenced (id int PRIMARY KEY)", "CREATE TABLE unread (id int PRIMARY KEY)");
+		Set<Integer> seen = ConcurrentHashMap.newKeySet();
+		Gate gate = new Gate();
+		ReplicationConsumer consumer = ReplicationConsumer.builder()
+			.jdbcUrl(database.jdbcUrl(), database.username(), null)
+			.slotName("fence_slot")
+			.slotLifecycle(SlotLifecycle.CREATE_IF_MISSING)
+			.publicationName("fence_pub")
+			.tables(List.of(new TableId("public", "fenced")))
+			.changeHandler((change) -> {
+				int id = change.after().get("id", Integer.class);
+				gate.pass(id);
+				Thread.sleep(1);
+				seen.add(id);
+			})
+			.build();
+		consumer.start();
+		try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+			await().atMost(WAIT).until(() -> consumer.state() == ConsumerState.RUNNING);
+			int missed = 0;
+			for (int id = 1; id <= 200; id++) {
+				statement.execute("INSERT INTO fenced VALUES (" + id + ")");
+				assertThat(consumer.awaitDelivered(insertLsn(statement), WAIT)).isTrue();
+				if (!seen.contains(id)) {
+					missed++;
+				}
+			}
+			assertThat(missed).isZero();
+
+			for (int id = 1; id <= 5; id++) {
+				statement.execute("INSERT INTO unread VALUES (" + id + ")");
+			}
+			long start = System.nanoTime();
+			assertThat(consumer.awaitDelivered(insertLsn(statement), WAIT)).isTrue();
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+
+			CountDownLatch release = gate.hold(1000);
+			statement.execute("INSERT INTO fenced VALUES (1000)");
+			Lsn written = insertLsn(statement);
+			assertThat(consumer.awaitDelivered(written, Duration.ofMillis(300))).isFalse();
+			assertThat(seen).doesNotContain(1000);
+			release.countDown();
+			assertThat(consumer.awaitDelivered(written, WAIT)).isTrue();
+			assertThat(seen).contains(1000);
+		}
+		finally {
+			consumer.stop();
+		}
+	}
+
+	private static Lsn insertLsn(Statement statement) throws SQLException {
+		try (ResultSet result = statement.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
+			result.next();
+			return Lsn.parse(result.getString(1));
+		}
+	}
+
+	/** Holds the handler at one id until released. */
+	static final class Gate {
+
+		private volatile int id = -1;
+
+		private volatile @Nullable CountDownLatch latch;
+
+		CountDownLatch hold(int id) {
+			CountDownLatch latch = new CountDownLatch(1);
+			this.latch = latch;
+			this.id = id;
+			return latch;
+		}
+
+		void pass(int id) throws InterruptedException {
+			CountDownLatch latch = this.latch;
+			if (id == this.id && latch != null) {
+				latch.await();
+			}
+		}
+
+	}
+
+}

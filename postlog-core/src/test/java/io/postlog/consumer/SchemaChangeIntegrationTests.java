@@ -1,0 +1,209 @@
+package io.postlog.consumer;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.postlog.Change;
+import io.postlog.SchemaChange;
+import io.postlog.SchemaChange.Kind;
+import io.postlog.TableId;
+import io.postlog.TableSchema;
+import io.postlog.admin.SlotLifecycle;
+import io.postlog.test.PostgresDatabase;
+import io.postlog.test.PostgresTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Schema changes from the stream's Relation messages on a real server: every kind of DDL
+ * PostgreSQL applies to a published table runs while a writer commits, and each schema
+ * change reaches the subscription before the first row in its new shape, in commit order,
+ * with {@code after()} equal to the catalog.
+ */
+@PostgresTest
+@Tag("matrix")
+class SchemaChangeIntegrationTests {
+
+	private final List<ReplicationConsumer> consumers = new ArrayList<>();
+
+	private final AtomicBoolean writing = new AtomicBoolean(true);
+
+	private final List<Thread> writers = new ArrayList<>();
+
+	@AfterEach
+	void stop() throws InterruptedException {
+		this.writing.set(false);
+		for (Thread writer : this.writers) {
+			writer.join(10_000);
+		}
+		this.consumers.forEach(ReplicationConsumer::stop);
+	}
+
+	@Test
+	void everyKindOfDdlArrivesBeforeTheFirstRowInItsShapeWithTheCatalogsShape(PostgresDatabase database)
+			throws Exception {
+		database.execute(
+				"CREATE TABLE evolving (id int PRIMARY KEY, a int DEFAULT 1, b text DEFAULT 'x', x text DEFAULT 'y')");
+		List<Object> seen = new CopyOnWriteArrayList<>();
+		ReplicationConsumer consumer = ReplicationConsumer.builder()
+			.jdbcUrl(database.jdbcUrl(), database.username(), null)
+			.slotName("schema_slot")
+			.slotLifecycle(SlotLifecycle.CREATE_IF_MISSING)
+			.publicationName("schema_pub")
+			.tables(List.of(new TableId("public", "evolving")))
+			.statusInterval(Duration.ofSeconds(1))
+			.stopTimeout(Duration.ofSeconds(10))
+			.subscribe(Subscription.onChange("recorder", (ChangeHandler) seen::add).withSchemaHandler(seen::add))
+			.build();
+		this.consumers.add(consumer);
+		consumer.start();
+		AtomicReference<String> table = new AtomicReference<>("evolving");
+		AtomicInteger written = startWriter(database, table);
+		await().atMost(Duration.ofSeconds(30)).until(() -> changes(seen) > 0);
+		assertThat(schemaChanges(seen)).isEmpty();
+
+		List<Kind> expected = new ArrayList<>();
+		ddl(database, seen, expected, table, "ALTER TABLE evolving ADD COLUMN c int DEFAULT 0", Kind.ADD_COLUMN);
+		ddl(database, seen, expected, table, "ALTER TABLE evolving DROP COLUMN b", Kind.DROP_COLUMN);
+		ddl(database, seen, expected, table, "ALTER TABLE evolving RENAME COLUMN a TO a2", Kind.RENAME_COLUMN);
+		ddl(database, seen, expected, table, "ALTER TABLE evolving ALTER COLUMN c TYPE bigint", Kind.ALTER_TYPE);
+		ddl(database, seen, expected, table, "ALTER TABLE evolving ALTER COLUMN a2 SET NOT NULL",
+				Kind.ALTER_NULLABILITY);
+		ddl(database, seen, expected, table,
+				"ALTER TABLE evolving DROP CONSTRAINT evolving_pkey, ADD PRIMARY KEY (id, a2)", Kind.ALTER_KEY);
+		ddl(database, seen, expected, table, "ALTER TABLE evolving REPLICA IDENTITY FULL", Kind.ALTER_KEY);
+		// A column dropped and another of the same type added in one statement: the
+		// catalog's attribute numbers tell it from a rename.
+		ddl(database, seen, expected, table, "ALTER TABLE evolving DROP COLUMN x, ADD COLUMN y text DEFAULT 'z'",
+				Kind.DROP_COLUMN, Kind.ADD_COLUMN);
+		ddl(database, seen, expected, table, "ALTER TABLE evolving RENAME TO evolved", Kind.RENAME_TABLE);
+
+		int total = written.get();
+		await().atMost(Duration.ofSeconds(30)).until(() -> changes(seen) >= total);
+		assertThat(schemaChanges(seen).stream().map(SchemaChange::kind).toList()).isEqualTo(expected);
+		assertEveryRowHasTheShapeAnnouncedBeforeIt(seen);
+	}
+
+	private void ddl(PostgresDatabase database, List<Object> seen, List<Kind> expected, AtomicReference<String> table,
+			String sql, Kind... kinds) throws Exception {
+		int before = changes(seen);
+		await().atMost(Duration.ofSeconds(30)).until(() -> changes(seen) > before);
+		database.execute(sql);
+		if (sql.contains(" RENAME TO ")) {
+			table.set(sql.substring(sql.lastIndexOf(' ') + 1));
+		}
+		int from = schemaChanges(seen).size();
+		expected.addAll(List.of(kinds));
+		await().atMost(Duration.ofSeconds(30)).until(() -> schemaChanges(seen).size() >= expected.size());
+		List<SchemaChange> arrived = schemaChanges(seen).subList(from, schemaChanges(seen).size());
+		assertThat(arrived.stream().map(SchemaChange::kind).toList()).as(sql).containsExactly(kinds);
+		SchemaChange last = arrived.get(arrived.size() - 1);
+		assertThat(last.after()).as(sql).isEqualTo(catalog(database, table.get()));
+		for (int i = 1; i < arrived.size(); i++) {
+			assertThat(arrived.get(i).before()).isEqualTo(arrived.get(i - 1).after());
+		}
+	}
+
+	private static void assertEveryRowHasTheShapeAnnouncedBeforeIt(List<Object> seen) {
+		TableSchema shape = null;
+		SchemaChange pending = null;
+		long lastCommit = 0;
+		for (Object item : seen) {
+			if (item instanceof SchemaChange change) {
+				if (shape != null) {
+					assertThat(change.before()).isEqualTo(shape);
+				}
+				assertThat(Long.compareUnsigned(change.commitLsn().value(), lastCommit)).isGreaterThanOrEqualTo(0);
+				shape = change.after();
+				pending = change;
+				continue;
+			}
+			Change change = (Change) item;
+			assertThat(Long.compareUnsigned(change.commitLsn().value(), lastCommit)).isGreaterThanOrEqualTo(0);
+			lastCommit = change.commitLsn().value();
+			if (pending != null) {
+				// The schema change comes in the transaction of the first row in its
+				// shape.
+				assertThat(change.commitLsn()).isEqualTo(pending.commitLsn());
+				pending = null;
+			}
+			if (shape != null) {
+				assertThat(change.table()).isEqualTo(shape.table());
+				assertThat(change.after().columns())
+					.isEqualTo(shape.columns().stream().map(TableSchema.Column::name).toList());
+			}
+		}
+	}
+
+	private AtomicInteger startWriter(PostgresDatabase database, AtomicReference<String> table) {
+		AtomicInteger written = new AtomicInteger();
+		Thread writer = new Thread(() -> {
+			try (Connection connection = database.connect()) {
+				int id = 0;
+				while (this.writing.get()) {
+					try (Statement statement = connection.createStatement()) {
+						statement.execute("INSERT INTO " + table.get() + " (id) VALUES (" + (id + 1) + ")");
+						id++;
+						written.set(id);
+					}
+					catch (SQLException ex) {
+						// The table was renamed under the writer: the next round uses the
+						// new name.
+						Thread.sleep(5);
+					}
+					Thread.sleep(2);
+				}
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		}, "schema-writer");
+		writer.start();
+		this.writers.add(writer);
+		return written;
+	}
+
+	static TableSchema catalog(PostgresDatabase database, String table) throws SQLException {
+		List<TableSchema.Column> columns = new ArrayList<>();
+		try (Connection connection = database.connect(); PreparedStatement statement = connection.prepareStatement("""
+				SELECT a.attname, a.atttypid, format_type(a.atttypid, a.atttypmod), NOT a.attnotnull,
+				       CASE c.relreplident WHEN 'f' THEN true WHEN 'n' THEN false
+				       ELSE EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid
+				                    AND CASE c.relreplident WHEN 'd' THEN i.indisprimary ELSE i.indisreplident END
+				                    AND a.attnum = ANY (i.indkey)) END
+				FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+				WHERE c.oid = ?::regclass ORDER BY a.attnum""")) {
+			statement.setString(1, table);
+			try (ResultSet rows = statement.executeQuery()) {
+				while (rows.next()) {
+					columns.add(new TableSchema.Column(rows.getString(1), (int) rows.getLong(2), rows.getString(3),
+							rows.getBoolean(4), rows.getBoolean(5)));
+				}
+			}
+		}
+		return new TableSchema(new TableId("public", table), columns);
+	}
+
+	static int changes(List<Object> seen) {
+		return (int) seen.stream().filter(Change.class::isInstance).count();
+	}
+
+	static List<SchemaChange> schemaChanges(List<Object> seen) {
+		return seen.stream().filter(SchemaChange.class::isInstance).map(SchemaChange.class::cast).toList();
+	}
+
+}

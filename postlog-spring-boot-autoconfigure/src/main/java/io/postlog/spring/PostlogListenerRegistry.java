@@ -208,6 +208,15 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		return control;
 	}
 
+	/**
+	 * Returns a registered listener.
+	 * @param id the listener's id
+	 * @return the listener, or {@code null} if none has that id
+	 */
+	synchronized @Nullable ListenerEndpoint endpoint(String id) {
+		return this.endpoints.stream().filter((endpoint) -> endpoint.id().equals(id)).findFirst().orElse(null);
+	}
+
 	synchronized void register(Collection<ListenerEndpoint> endpoints) {
 		if (this.running) {
 			logger.warn("Ignoring {} postlog listener(s) found after start", endpoints.size());
@@ -289,7 +298,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 			PgListenerErrorHandler handler = (endpoint.errorHandler() != null) ? endpoint.errorHandler()
 					: this.defaultErrorHandler;
 			builder.subscribe(ListenerSubscriptions.of(endpoint, new ListenerFailureHandler(endpoint, handler, group),
-					observations));
+					observations, ToastFiller.of(endpoint, plan.catalog(), group.toastReselects())));
 		}
 		List<ConsumerListener> listeners = new ArrayList<>();
 		listeners.add(group.recorder());

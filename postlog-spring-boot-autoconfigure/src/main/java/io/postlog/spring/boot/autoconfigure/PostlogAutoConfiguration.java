@@ -8,10 +8,12 @@ import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.tracing.Tracer;
 import io.micrometer.tracing.propagation.Propagator;
 import io.postlog.TableId;
+import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.heartbeat.HeartbeatWriter;
+import io.postlog.spring.DeadLetters;
 import io.postlog.spring.PgListenerErrorHandler;
 import io.postlog.spring.PostlogDeadLetterErrorHandler;
 import io.postlog.spring.PostlogFence;
@@ -132,9 +134,23 @@ public final class PostlogAutoConfiguration {
 	@ConditionalOnProperty(name = "postlog.listener.error-handler", havingValue = "dead-letter")
 	PostlogDeadLetterErrorHandler postlogDeadLetterErrorHandler(PostlogProperties properties, DataSource dataSource) {
 		PostlogDeadLetterErrorHandler handler = new PostlogDeadLetterErrorHandler(new JdbcTemplate(dataSource),
-				properties::slotName);
+				properties::slotName, deadLetterTable(properties));
 		handler.createTableIfMissing();
 		return handler;
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "postlog.listener.error-handler", havingValue = "dead-letter")
+	DeadLetters postlogDeadLetters(PostlogProperties properties, DataSource dataSource,
+			PostlogListenerRegistry registry) {
+		return new DeadLetters(new JdbcTemplate(dataSource), registry, deadLetterTable(properties));
+	}
+
+	private static TableId deadLetterTable(PostlogProperties properties) {
+		TableId table = TableId.parse(properties.getListener().getDeadLetterTable());
+		// Refused here, before any SQL, if the name is not a valid identifier.
+		PgIdentifiers.quote(table);
+		return table;
 	}
 
 	private static void requireSupportedSnapshot(PostlogProperties properties) {

@@ -317,6 +317,18 @@ public final class PostlogConsumerGroup {
 			}
 
 			@Override
+			public void backfillStarted(Backfill backfill) {
+				publish(new PostlogBackfillStartedEvent(PostlogConsumerGroup.this, PostlogConsumerGroup.this.name,
+						backfill));
+			}
+
+			@Override
+			public void backfillCompleted(Backfill backfill) {
+				publish(new PostlogBackfillCompletedEvent(PostlogConsumerGroup.this, PostlogConsumerGroup.this.name,
+						backfill));
+			}
+
+			@Override
 			public void slotLost(SlotLostException loss, LostSlotAction action) {
 				publish(new PostlogSlotLostEvent(PostlogConsumerGroup.this, loss, action));
 			}

@@ -64,7 +64,8 @@ final class ToastFiller {
 	 * @return the filler
 	 * @throws PostlogException if the policy cannot work here
 	 */
-	static @Nullable ToastFiller of(ListenerEndpoint endpoint, @Nullable DataSource dataSource, AtomicLong reselects) {
+	static @Nullable ToastFiller of(ListenerEndpoint endpoint, @Nullable DataSource dataSource, AtomicLong reselects,
+			ColumnMasks masks) {
 		ToastPolicy policy = endpoint.toast().policy();
 		if (policy == ToastPolicy.MARKER || !(endpoint.invoker() instanceof ChangeInvoker)) {
 			return null;

@@ -92,6 +92,19 @@ public final class ColumnMasks {
 	}
 
 	/**
+	 * Masks one value of a column, as {@link #apply(Change)} would: for a value read
+	 * elsewhere, such as an unchanged TOASTed value filled in later.
+	 * @param table the table
+	 * @param column the column
+	 * @param value the value
+	 * @return the masked value, or the value itself when the column is not masked
+	 */
+	public @Nullable Object mask(TableId table, String column, @Nullable Object value) {
+		Mask mask = masks(table).get(column);
+		return (mask != null && value != null && value != UnchangedToast.INSTANCE) ? masked(mask, value) : value;
+	}
+
+	/**
 	 * Returns a change with its masked columns masked.
 	 * @param change the change
 	 * @return the masked change, or the same one when its table has no masks

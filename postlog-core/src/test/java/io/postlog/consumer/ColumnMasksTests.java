@@ -66,6 +66,14 @@ class ColumnMasksTests {
 	}
 
 	@Test
+	void oneValueReadElsewhereIsMaskedAsTheChangeWouldBe() throws Exception {
+		assertThat(this.masks.mask(PEOPLE, "ssn", "123-45-6789")).isEqualTo(hmac("123-45-6789"));
+		assertThat(this.masks.mask(PEOPLE, "name", "Ann")).isEqualTo("Ann");
+		assertThat(this.masks.mask(PEOPLE, "ssn", null)).isNull();
+		assertThat(this.masks.mask(TableId.parse("orders"), "ssn", "x")).isEqualTo("x");
+	}
+
+	@Test
 	void changesOfOtherTablesAreReturnedAsTheyAre() {
 		Change other = new Change(Operation.INSERT, TableId.parse("orders"), null, Row.of(Map.of("ssn", "123-45-6789")),
 				1, Lsn.parse("0/16B374D"), Instant.EPOCH, 0, "s/0/16B374D/0");

@@ -123,7 +123,7 @@ class FiltersIntegrationTests {
 		Assumptions.assumeTrue(database.serverVersion() >= 150000, "filters need PostgreSQL 15");
 		createTables(database, "f_other");
 		database.execute("CREATE PUBLICATION other_pub FOR TABLE f_orders WHERE (status = 'open'),"
-				+ " f_customers (id, name, email) WHERE (id % 2 = 0)");
+				+ " f_customers (id, name) WHERE (id % 2 = 0)");
 		for (PublicationMode mode : PublicationMode.values()) {
 			ReplicationConsumer consumer = builder(database, "other_slot", "other_pub").publicationMode(mode)
 				.changeHandler((change) -> {
@@ -137,6 +137,15 @@ class FiltersIntegrationTests {
 				.withMessageContaining("already publishes it with where ((status = 'open'::text))");
 			consumer.stop();
 		}
+		database.execute("CREATE PUBLICATION cols_pub FOR TABLE f_orders WHERE (" + ORDERS_WHERE + "),"
+				+ " f_customers (id, name, email) WHERE (id % 2 = 0)");
+		ReplicationConsumer columns = builder(database, "other_slot", "cols_pub").changeHandler((change) -> {
+		}).build();
+		this.consumers.add(columns);
+		assertThatExceptionOfType(PublicationFilterException.class).isThrownBy(columns::start)
+			.satisfies((ex) -> assertThat(ex.table()).isEqualTo(table("f_customers")))
+			.withMessageContaining("already publishes it with where (((id % 2) = 0)), columns [id, name, email]");
+		columns.stop();
 		assertThat(slots(database, "other_slot")).isEqualTo("0");
 		try (Connection connection = database.connect()) {
 			assertThat(new ReplicationAdmin(connection).publicationFilters("other_pub").get(table("f_orders")))

@@ -14,6 +14,7 @@ import io.postlog.PostlogException;
 import io.postlog.TableId;
 import io.postlog.admin.PublicationMode;
 import io.postlog.decoder.LogicalDecoder;
+import io.postlog.consumer.ColumnMasks;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.GuardedConsumerListener;
 import io.postlog.consumer.ConsumerState;
@@ -298,7 +299,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 			PgListenerErrorHandler handler = (endpoint.errorHandler() != null) ? endpoint.errorHandler()
 					: this.defaultErrorHandler;
 			builder.subscribe(ListenerSubscriptions.of(endpoint, new ListenerFailureHandler(endpoint, handler, group),
-					observations, ToastFiller.of(endpoint, plan.catalog(), group.toastReselects())));
+					observations, ToastFiller.of(endpoint, plan.catalog(), group.toastReselects(), plan.masks())));
 		}
 		List<ConsumerListener> listeners = new ArrayList<>();
 		listeners.add(group.recorder());
@@ -491,10 +492,12 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	 * to skip them
 	 * @param decoder the group's decoder, which chooses the tables it streams: the
 	 * publication's (pgoutput), a list (wal2json) or replication sets (pglogical)
+	 * @param masks the column masks the consumer applies, which values a TOAST policy
+	 * fills in must get too
 	 */
 	public record GroupPlan(ReplicationConsumer.Builder builder, PostlogSlotMonitor monitor,
 			PublicationMode publicationMode, List<TableId> publishedTables, @Nullable DataSource catalog,
-			LogicalDecoder decoder) {
+			LogicalDecoder decoder, ColumnMasks masks) {
 	}
 
 	/**

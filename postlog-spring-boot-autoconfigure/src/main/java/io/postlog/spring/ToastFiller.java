@@ -23,6 +23,7 @@ import io.postlog.TableId;
 import io.postlog.UnchangedToast;
 import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
+import io.postlog.consumer.ColumnMasks;
 import io.postlog.types.ValueDecoders;
 import org.jspecify.annotations.Nullable;
 
@@ -40,14 +41,18 @@ final class ToastFiller {
 
 	private final AtomicLong reselects;
 
+	private final ColumnMasks masks;
+
 	private final Map<TableId, List<String>> keys = new ConcurrentHashMap<>();
 
 	private final ValueDecoders decoders = ValueDecoders.standard();
 
-	private ToastFiller(ListenerEndpoint endpoint, @Nullable DataSource dataSource, AtomicLong reselects) {
+	private ToastFiller(ListenerEndpoint endpoint, @Nullable DataSource dataSource, AtomicLong reselects,
+			ColumnMasks masks) {
 		this.endpoint = endpoint;
 		this.dataSource = dataSource;
 		this.reselects = reselects;
+		this.masks = masks;
 	}
 
 	/**
@@ -55,10 +60,12 @@ final class ToastFiller {
 	 * @param endpoint the listener
 	 * @param dataSource the application's data source, or {@code null}
 	 * @param reselects counts the rows read again
+	 * @param masks the consumer's column masks, applied to the values filled in
 	 * @return the filler
 	 * @throws PostlogException if the policy cannot work here
 	 */
-	static @Nullable ToastFiller of(ListenerEndpoint endpoint, @Nullable DataSource dataSource, AtomicLong reselects) {
+	static @Nullable ToastFiller of(ListenerEndpoint endpoint, @Nullable DataSource dataSource, AtomicLong reselects,
+			ColumnMasks masks) {
 		ToastPolicy policy = endpoint.toast().policy();
 		if (policy == ToastPolicy.MARKER || !(endpoint.invoker() instanceof ChangeInvoker)) {
 			return null;
@@ -71,7 +78,7 @@ final class ToastFiller {
 			throw new PostlogException(
 					"Listener '" + endpoint.id() + "' has toast = RESOLVER without a " + "ToastResolver bean");
 		}
-		return new ToastFiller(endpoint, dataSource, reselects);
+		return new ToastFiller(endpoint, dataSource, reselects, masks);
 	}
 
 	/**
@@ -102,6 +109,11 @@ final class ToastFiller {
 			case MARKER -> Map.of();
 		};
 		values.keySet().retainAll(unchanged);
+		if (this.endpoint.toast().policy() != ToastPolicy.REQUIRE_FULL) {
+			// The consumer masked the change (its before image too) before; a value read
+			// elsewhere now is masked alike.
+			values.replaceAll((column, value) -> this.masks.mask(change.table(), column, value));
+		}
 		return new Change(change.operation(), change.table(), change.before(), after.with(values), change.xid(),
 				change.commitLsn(), change.commitTime(), change.index(), change.id());
 	}

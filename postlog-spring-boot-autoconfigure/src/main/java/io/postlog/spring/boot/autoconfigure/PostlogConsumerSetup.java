@@ -113,7 +113,8 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 		}
 		return new PostlogListenerRegistry.GroupPlan(builder,
 				new PostlogSlotMonitor(this.dataSource, slotName, publicationName, this.poller),
-				this.properties.getPublication().getMode(), tables, this.dataSource, decoder);
+				this.properties.getPublication().getMode(), tables, this.dataSource, decoder,
+				PostlogConsumerMapping.masks(this.properties));
 	}
 
 	/**

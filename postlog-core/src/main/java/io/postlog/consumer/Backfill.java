@@ -103,7 +103,10 @@ public final class Backfill {
 
 	/**
 	 * Returns the rows handled so far over all tables: delivered as {@code SNAPSHOT}
-	 * changes, or left out because a streamed change of their key won over them.
+	 * changes that every listener finished (counted as they finish, slice by slice of up
+	 * to 256 rows), or left out because a streamed change of their key won over them
+	 * (counted when their chunk settles). A chunk read again after a reconnect takes back
+	 * what it had counted.
 	 * @return the rows
 	 */
 	public synchronized long rowsDone() {

@@ -264,6 +264,7 @@ final class BackfillRunner implements Runnable {
 	private void run(Queued queued) throws InterruptedException {
 		Backfill backfill = queued.backfill;
 		backfill.moveTo(Backfill.State.RUNNING, null);
+		this.config.listener().backfillStarted(backfill);
 		try {
 			for (int i = 0; i < backfill.parts().size(); i++) {
 				if (backfill.tableDone(i)) {
@@ -283,6 +284,7 @@ final class BackfillRunner implements Runnable {
 			backfill.moveTo(Backfill.State.COMPLETED, null);
 			logger.info("Backfill {} of {} for slot {} completed: {} rows", backfill.id(), backfill.tables(),
 					this.config.slotName(), backfill.rowsDone());
+			this.config.listener().backfillCompleted(backfill);
 		}
 		catch (RuntimeException ex) {
 			// A refusal, a value that does not decode, a table gone: retrying cannot
@@ -340,7 +342,10 @@ final class BackfillRunner implements Runnable {
 				}
 				InFlight oldest = inFlight.peek();
 				if (oldest != null) {
-					if (!awaitSettled(backfill, oldest.chunk)) {
+					long settled = rows;
+					Runnable progress = () -> backfill.progressed(ordinal, settled + settledRows(inFlight), estimated,
+							false);
+					if (!awaitSettled(backfill, oldest.chunk, progress)) {
 						if (backfill.cancelRequested() || this.stopped || ended()) {
 							return false;
 						}
@@ -447,14 +452,17 @@ final class BackfillRunner implements Runnable {
 	}
 
 	/**
-	 * Waits until the window delivered the chunk and every subscription finished it.
+	 * Waits until the window delivered the chunk and every subscription finished it,
+	 * reporting the rows finished meanwhile.
+	 * @param progress updates the backfill's rows done
 	 * @return {@code false} if it did not within the timeout (the chunk is dropped), or
 	 * the backfill was cancelled or the consumer stops
 	 */
-	private boolean awaitSettled(Backfill backfill, OpenChunk chunk) throws InterruptedException {
+	private boolean awaitSettled(Backfill backfill, OpenChunk chunk, Runnable progress) throws InterruptedException {
 		long deadline = System.nanoTime() + CHUNK_TIMEOUT.toNanos();
 		boolean delivered = false;
 		while (!delivered) {
+			progress.run();
 			delivered = chunk.awaitDelivered(50, TimeUnit.MILLISECONDS);
 			if (!delivered
 					&& (this.stopped || backfill.cancelRequested() || ended() || System.nanoTime() - deadline > 0)) {
@@ -463,13 +471,25 @@ final class BackfillRunner implements Runnable {
 				}
 			}
 		}
-		while (!this.ackWindow.settled(chunk.entries())) {
+		for (int polls = 0; !this.ackWindow.settled(chunk.entries()); polls++) {
 			if (this.stopped || ended()) {
 				return false;
+			}
+			if (polls % 20 == 0) {
+				progress.run();
 			}
 			Thread.sleep(5);
 		}
 		return true;
+	}
+
+	/** The rows of the chunks in flight that every subscription finished. */
+	private long settledRows(ArrayDeque<InFlight> inFlight) {
+		long rows = 0;
+		for (InFlight read : inFlight) {
+			rows += read.chunk.settledRows(this.ackWindow);
+		}
+		return rows;
 	}
 
 	/** Waits while the stream does not run. */

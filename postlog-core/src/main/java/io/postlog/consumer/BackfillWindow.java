@@ -290,7 +290,9 @@ final class BackfillWindow {
 			batch.add(new Event.ChangeArrived(change, row.route(), row.route(), row.bytes()));
 		}
 		if (!batch.isEmpty()) {
-			slices.entries.add(this.dispatcher.snapshot(batch, slices.point, slices.time));
+			AckWindow.Entry entry = this.dispatcher.snapshot(batch, slices.point, slices.time);
+			slices.entries.add(entry);
+			slices.chunk.sliceDispatched(entry, batch.size());
 		}
 		if (slices.next >= rows.size()) {
 			this.pending.poll();

@@ -100,11 +100,13 @@ public interface ConsumerListener {
 	 * The initial snapshot begins; its rows, {@link io.postlog.Operation#SNAPSHOT}
 	 * changes, follow. Called on the delivery thread before the first row, and delivery
 	 * waits for it: unlike the other methods it may take its time, for example to clear a
-	 * read model. A snapshot that is taken again (after a crash, a lost connection or a
-	 * failure, in this process or another) is a new state of the tables: a row deleted
-	 * since an interrupted snapshot delivered it is not deleted by the next one, so a
-	 * read model built from snapshot rows starts over here. An exception ends this
-	 * attempt, which is retried as a failed delivery is.
+	 * read model. Called for a fresh snapshot only (a new slot, or one recreated after it
+	 * was lost): a snapshot interrupted by a crash or a stop resumes as a backfill
+	 * ({@link #backfillStarted}, {@link Backfill#resumesSnapshot()}) where it can (see
+	 * {@link ReplicationConsumer.Builder#backfills}), and only where it cannot is it
+	 * taken again, a new state of the tables after which a read model built from snapshot
+	 * rows starts over. An exception ends this attempt, which is retried as a failed
+	 * delivery is.
 	 * @param consistentPoint the snapshot's consistent point, the commit LSN of its rows
 	 * @param tables the tables it reads
 	 */
@@ -117,6 +119,23 @@ public interface ConsumerListener {
 	 * @param progress what was delivered, per table
 	 */
 	default void snapshotCompleted(SnapshotProgress progress) {
+	}
+
+	/**
+	 * A backfill begins, or resumes after a restart, before the first of its rows is
+	 * read: every {@link io.postlog.Operation#SNAPSHOT} change delivered from now until
+	 * {@link #backfillCompleted} (or its failure or cancellation,
+	 * {@link Backfill#state()}) is one of its rows. Called on the backfill thread.
+	 * @param backfill the backfill
+	 */
+	default void backfillStarted(Backfill backfill) {
+	}
+
+	/**
+	 * A backfill completed: every listener finished every row of it.
+	 * @param backfill the backfill, {@link Backfill.State#COMPLETED}
+	 */
+	default void backfillCompleted(Backfill backfill) {
 	}
 
 	/**

@@ -120,6 +120,16 @@ public final class GuardedConsumerListener implements ConsumerListener {
 	}
 
 	@Override
+	public void backfillStarted(Backfill backfill) {
+		tell("backfillStarted", (observer) -> observer.backfillStarted(backfill));
+	}
+
+	@Override
+	public void backfillCompleted(Backfill backfill) {
+		tell("backfillCompleted", (observer) -> observer.backfillCompleted(backfill));
+	}
+
+	@Override
 	public void subscriptionStateChanged(SubscriptionControl control, SubscriptionState previous,
 			@Nullable Throwable cause) {
 		tell("subscriptionStateChanged", (observer) -> observer.subscriptionStateChanged(control, previous, cause));

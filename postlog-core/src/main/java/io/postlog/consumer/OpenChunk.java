@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -53,6 +54,9 @@ final class OpenChunk {
 	boolean delivering;
 
 	volatile List<AckWindow.Entry> entries = List.of();
+
+	/** Each slice dispatched so far: its entry and its rows, in order. */
+	private final List<Map.Entry<AckWindow.Entry, Integer>> slices = new CopyOnWriteArrayList<>();
 
 	volatile int deliveredRows;
 
@@ -134,6 +138,26 @@ final class OpenChunk {
 
 	boolean awaitDelivered(long timeout, TimeUnit unit) throws InterruptedException {
 		return this.done.await(timeout, unit);
+	}
+
+	/** Records a slice of the chunk's rows handed to the dispatcher. */
+	void sliceDispatched(AckWindow.Entry entry, int rows) {
+		this.slices.add(Map.entry(entry, rows));
+	}
+
+	/**
+	 * Returns the rows of the slices every subscription finished: entries leave the
+	 * window in order, so the first one still in it ends the count.
+	 */
+	long settledRows(AckWindow window) {
+		long rows = 0;
+		for (Map.Entry<AckWindow.Entry, Integer> slice : this.slices) {
+			if (!window.settled(List.of(slice.getKey()))) {
+				break;
+			}
+			rows += slice.getValue();
+		}
+		return rows;
 	}
 
 	List<AckWindow.Entry> entries() {

@@ -47,11 +47,13 @@ import org.slf4j.LoggerFactory;
  * {@link SnapshotOptions#progressInterval()}. A reader's failure ends the read with a
  * {@link SnapshotReadException} naming the table and chunk; {@link #cancel()} (from any
  * thread) or an interrupt of the calling thread ends it with a
- * {@link SnapshotCancelledException}; an exception of the sink is rethrown as it is. In
- * every case the read returns or throws only after each reader thread ended and each
- * connection was closed (a reader that does not end within 10 seconds of its connection
- * being aborted is logged and left behind as a daemon). Rows delivered before a failure
- * are a partial snapshot.
+ * {@link SnapshotCancelledException}; an exception of the sink is rethrown as it is, and
+ * so is a reader's {@link OutOfMemoryError} (or another {@link VirtualMachineError} that
+ * is no stack overflow), never wrapped into a failure that would be retried. In every
+ * case the read returns or throws only after each reader thread ended and each connection
+ * was closed (a reader that does not end within 10 seconds of its connection being
+ * aborted is logged and left behind as a daemon). Rows delivered before a failure are a
+ * partial snapshot.
  * <p>
  * An instance reads once. {@link #read} is called by one thread; {@link #progress()} and
  * {@link #cancel()} are thread-safe.
@@ -315,6 +317,12 @@ public final class SnapshotReader {
 
 		private SnapshotReadException failure(HandOff.Failed failed) {
 			Throwable cause = failed.cause();
+			if (cause instanceof VirtualMachineError error && !(error instanceof StackOverflowError)) {
+				// Out of memory: nothing in this JVM can be trusted to retry; it fails
+				// the
+				// consumer at once, as it would on the delivery thread.
+				throw error;
+			}
 			if (cause instanceof SnapshotReadException read) {
 				return read;
 			}

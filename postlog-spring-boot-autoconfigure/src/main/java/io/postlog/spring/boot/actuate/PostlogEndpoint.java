@@ -11,6 +11,7 @@ import io.postlog.admin.SlotStatistics;
 import io.postlog.consumer.Backfill;
 import io.postlog.consumer.BackfillQueueFullException;
 import io.postlog.consumer.SubscriptionControl;
+import io.postlog.spring.DeadLetters;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
@@ -62,6 +63,8 @@ public class PostlogEndpoint {
 
 	private final boolean showExceptionMessages;
 
+	private final @Nullable DeadLetters deadLetters;
+
 	/**
 	 * Creates the endpoint.
 	 * @param registry the listener registry
@@ -107,11 +110,29 @@ public class PostlogEndpoint {
 	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
 			@Nullable PostlogStreamingMonitor streaming, List<PostlogEndpointConsumer> others,
 			boolean showExceptionMessages) {
+		this(registry, monitor, streaming, others, showExceptionMessages, null);
+	}
+
+	/**
+	 * Creates the endpoint.
+	 * @param registry the listener registry
+	 * @param monitor reads the slot and publication
+	 * @param streaming the consumer's and the server's spill, or {@code null}
+	 * @param others consumers beside the groups, described after them
+	 * @param showExceptionMessages whether to show the messages of failures that are not
+	 * postlog's ({@code postlog.endpoint.show-exception-messages})
+	 * @param deadLetters replays dead letters, or {@code null} without the dead-letter
+	 * error handler
+	 */
+	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
+			@Nullable PostlogStreamingMonitor streaming, List<PostlogEndpointConsumer> others,
+			boolean showExceptionMessages, @Nullable DeadLetters deadLetters) {
 		this.registry = registry;
 		this.monitor = monitor;
 		this.streaming = streaming;
 		this.others = List.copyOf(others);
 		this.showExceptionMessages = showExceptionMessages;
+		this.deadLetters = deadLetters;
 	}
 
 	/**
@@ -162,14 +183,20 @@ public class PostlogEndpoint {
 	 * in the listener's group.
 	 * @param operation {@code listeners}
 	 * @param id the listener's id
-	 * @param action {@code start}, {@code stop}, {@code pause} or {@code resume}
-	 * @return the listener's state when the request was taken
+	 * @param action {@code start}, {@code stop}, {@code pause}, {@code resume}, or
+	 * {@code replay-dead-letters} (with
+	 * {@code postlog.listener.error-handler=dead-letter}: gives the listener its dead
+	 * letters again, oldest first, see {@link DeadLetters})
+	 * @return the listener's state when the request was taken, or what was replayed
 	 */
 	@WriteOperation
-	public ListenerRequested listener(@Selector String operation, @Selector String id, String action) {
+	public OperationResponseBody listener(@Selector String operation, @Selector String id, String action) {
 		if (!"listeners".equals(operation)) {
 			throw new InvalidEndpointRequestException("Unknown operation '" + operation + "'",
 					"Unknown operation; POST to /actuator/postlog/listeners/{id}");
+		}
+		if ("replay-dead-letters".equals(action)) {
+			return replay(id);
 		}
 		try {
 			switch (action) {
@@ -178,7 +205,7 @@ public class PostlogEndpoint {
 				case "pause" -> this.registry.pause(id);
 				case "resume" -> this.registry.resume(id);
 				default -> throw new InvalidEndpointRequestException("Unknown action '" + action + "'",
-						"Unknown action; use start, stop, pause or resume");
+						"Unknown action; use start, stop, pause, resume or replay-dead-letters");
 			}
 		}
 		catch (IllegalArgumentException | IllegalStateException ex) {
@@ -186,6 +213,22 @@ public class PostlogEndpoint {
 		}
 		SubscriptionControl control = this.registry.listener(id);
 		return new ListenerRequested(id, action, (control != null) ? control.state().name() : "UNKNOWN");
+	}
+
+	private DeadLettersReplayed replay(String id) {
+		DeadLetters replayer = this.deadLetters;
+		if (replayer == null) {
+			throw new InvalidEndpointRequestException("No dead letters",
+					"Dead letters are replayed with postlog.listener.error-handler=dead-letter");
+		}
+		try {
+			DeadLetters.Replay replay = replayer.replay(id);
+			return new DeadLettersReplayed(id, replay.replayed(), replay.remaining(), replay.failedChange(),
+					replay.failure());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
 	}
 
 	/**
@@ -410,6 +453,20 @@ public class PostlogEndpoint {
 	 * next transaction, or once nothing is in flight)
 	 */
 	public record ListenerRequested(String id, String action, String state) implements OperationResponseBody {
+	}
+
+	/**
+	 * What a replay of a listener's dead letters did.
+	 *
+	 * @param id the listener's id
+	 * @param replayed dead letters the listener took, deleted from the table
+	 * @param remaining dead letters left, the one it failed on again first
+	 * @param failedChange the id of the change it failed on again, or {@code null}
+	 * @param failure the class of the exception it threw, or {@code null}
+	 */
+	public record DeadLettersReplayed(String id, int replayed, int remaining, @Nullable String failedChange,
+			@Nullable String failure) implements OperationResponseBody {
+
 	}
 
 	/**

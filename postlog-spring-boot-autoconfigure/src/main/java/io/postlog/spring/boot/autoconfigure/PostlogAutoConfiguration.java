@@ -5,11 +5,15 @@ import java.time.Duration;
 import javax.sql.DataSource;
 
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.propagation.Propagator;
 import io.postlog.TableId;
+import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.heartbeat.HeartbeatTracker;
 import io.postlog.heartbeat.HeartbeatWriter;
+import io.postlog.spring.DeadLetters;
 import io.postlog.spring.PgListenerErrorHandler;
 import io.postlog.spring.PostlogDeadLetterErrorHandler;
 import io.postlog.spring.PostlogFence;
@@ -18,6 +22,7 @@ import io.postlog.spring.PostlogListenerObservations;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogServerPoller;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogTracePropagation;
 import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.stream.ReplicationConnectionFactory;
@@ -38,6 +43,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionExecutionListener;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -114,6 +120,7 @@ public final class PostlogAutoConfiguration {
 				defaultErrorHandler(properties, deadLetter));
 		registry.setReadiness(properties.getHealth().getReadiness());
 		observations.ifAvailable(registry::setListenerObservations);
+		registry.setTracePropagation(properties.getTracing().isPropagate());
 		return registry;
 	}
 
@@ -127,9 +134,23 @@ public final class PostlogAutoConfiguration {
 	@ConditionalOnProperty(name = "postlog.listener.error-handler", havingValue = "dead-letter")
 	PostlogDeadLetterErrorHandler postlogDeadLetterErrorHandler(PostlogProperties properties, DataSource dataSource) {
 		PostlogDeadLetterErrorHandler handler = new PostlogDeadLetterErrorHandler(new JdbcTemplate(dataSource),
-				properties::slotName);
+				properties::slotName, deadLetterTable(properties));
 		handler.createTableIfMissing();
 		return handler;
+	}
+
+	@Bean
+	@ConditionalOnProperty(name = "postlog.listener.error-handler", havingValue = "dead-letter")
+	DeadLetters postlogDeadLetters(PostlogProperties properties, DataSource dataSource,
+			PostlogListenerRegistry registry) {
+		return new DeadLetters(new JdbcTemplate(dataSource), registry, deadLetterTable(properties));
+	}
+
+	private static TableId deadLetterTable(PostlogProperties properties) {
+		TableId table = TableId.parse(properties.getListener().getDeadLetterTable());
+		// Refused here, before any SQL, if the name is not a valid identifier.
+		PgIdentifiers.quote(table);
+		return table;
 	}
 
 	private static void requireSupportedSnapshot(PostlogProperties properties) {
@@ -231,6 +252,19 @@ public final class PostlogAutoConfiguration {
 		@ConditionalOnMissingBean
 		PostlogListenerObservations postlogListenerObservations(ObjectProvider<ObservationRegistry> registry) {
 			return new PostlogListenerObservations(registry.getIfAvailable(() -> ObservationRegistry.NOOP));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ Tracer.class, TransactionExecutionListener.class })
+	@ConditionalOnBooleanProperty("postlog.tracing.propagate")
+	static class TracingConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		PostlogTracePropagation postlogTracePropagation(DataSource dataSource, Tracer tracer, Propagator propagator) {
+			return new PostlogTracePropagation(dataSource, tracer, propagator);
 		}
 
 	}

@@ -14,12 +14,26 @@ public class PostlogListenerProperties {
 	 */
 	private ErrorHandler errorHandler = ErrorHandler.STOP;
 
+	/**
+	 * Table the dead-letter error handler writes to and DeadLetters replays from,
+	 * "schema.table" or "table" (public); created when missing.
+	 */
+	private String deadLetterTable = "postlog_dead_letter";
+
 	public ErrorHandler getErrorHandler() {
 		return this.errorHandler;
 	}
 
 	public void setErrorHandler(ErrorHandler errorHandler) {
 		this.errorHandler = errorHandler;
+	}
+
+	public String getDeadLetterTable() {
+		return this.deadLetterTable;
+	}
+
+	public void setDeadLetterTable(String deadLetterTable) {
+		this.deadLetterTable = deadLetterTable;
 	}
 
 }

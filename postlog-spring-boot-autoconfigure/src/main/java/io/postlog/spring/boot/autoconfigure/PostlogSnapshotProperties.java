@@ -27,8 +27,9 @@ public class PostlogSnapshotProperties {
 	private int chunkSize = 100_000;
 
 	/**
-	 * Table, as schema.table or table (public), in which a snapshot on PostgreSQL 10 and
-	 * 11 records whether it completed; created when needed. Unused from PostgreSQL 12 on.
+	 * Table, as schema.table or table (public), in which an initial snapshot records
+	 * whether it started, recorded its chunks or completed (a resumable snapshot on every
+	 * version, any snapshot on PostgreSQL 10 and 11); created when needed.
 	 */
 	private String markerTable = "postlog_snapshot";
 

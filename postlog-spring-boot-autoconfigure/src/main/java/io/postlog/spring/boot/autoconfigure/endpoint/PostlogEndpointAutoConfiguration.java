@@ -1,5 +1,6 @@
 package io.postlog.spring.boot.autoconfigure.endpoint;
 
+import io.postlog.spring.DeadLetters;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.spring.PostlogStreamingMonitor;
@@ -34,9 +35,9 @@ public final class PostlogEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	PostlogEndpoint postlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
 			ObjectProvider<PostlogStreamingMonitor> streaming, ObjectProvider<PostlogEndpointConsumer> others,
-			PostlogProperties properties) {
+			PostlogProperties properties, ObjectProvider<DeadLetters> deadLetters) {
 		return new PostlogEndpoint(registry, monitor, streaming.getIfAvailable(), others.orderedStream().toList(),
-				properties.getEndpoint().isShowExceptionMessages());
+				properties.getEndpoint().isShowExceptionMessages(), deadLetters.getIfAvailable());
 	}
 
 }

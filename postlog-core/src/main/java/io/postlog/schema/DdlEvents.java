@@ -118,8 +118,8 @@ public final class DdlEvents {
 			}
 		}
 		catch (SQLException ex) {
-			throw new PostlogException(what + " failed: " + ex.getMessage() + " (SQLState " + ex.getSQLState() + ")",
-					ex);
+			// The SQLState stays on the cause (PostlogException.sqlState()).
+			throw new PostlogException(what + " failed: " + ex.getMessage(), ex);
 		}
 	}
 

@@ -133,20 +133,6 @@ public final class SchemaTracker {
 		return SchemaDiff.steps(known, next, commitLsn);
 	}
 
-	/**
-	 * Returns the last known shape of a table.
-	 * @param table the table
-	 * @return the shape, or {@code null} if no Relation message announced it yet
-	 */
-	public @Nullable TableSchema shape(TableId table) {
-		for (TrackedShape shape : this.shapes.values()) {
-			if (shape.schema().table().equals(table)) {
-				return shape.schema();
-			}
-		}
-		return null;
-	}
-
 	private TrackedShape read(PgOutputMessage.Relation relation, @Nullable Lsn commitLsn) {
 		SchemaCatalog.CatalogRelation live = null;
 		if (this.catalog != null) {

@@ -98,7 +98,8 @@ public final class KafkaRelay {
 			.checkpointStore(store)
 			.checkpointBatch(builder.batchTransactions, builder.batchDelay)
 			.listener(this.listeners);
-		RelayRouting.subscribe(consumer, store, changes, outbox, relayed, outboxTable, builder.outboxMessagePrefix);
+		RelayRouting.subscribe(consumer, store, changes, outbox, relayed, outboxTable, builder.outboxMessagePrefix,
+				(builder.schemaTopic != null) ? new SchemaRecords(builder.schemaTopic) : null);
 		this.consumer = consumer.build();
 	}
 
@@ -224,6 +225,8 @@ public final class KafkaRelay {
 		private String outboxTopic = "{aggregatetype}";
 
 		private @Nullable String outboxMessagePrefix;
+
+		private @Nullable String schemaTopic;
 
 		private int batchTransactions = 100;
 
@@ -364,6 +367,18 @@ public final class KafkaRelay {
 		 */
 		public Builder outboxTable(@Nullable TableId outboxTable) {
 			this.outboxTable = outboxTable;
+			return this;
+		}
+
+		/**
+		 * Sets the topic the schema changes of the relayed tables go to, in the Kafka
+		 * transaction of the source transaction they came in and before its first change
+		 * in the new shape, keyed by table ({@code null}, the default: not relayed).
+		 * @param schemaTopic the topic, or {@code null}
+		 * @return this builder
+		 */
+		public Builder schemaTopic(@Nullable String schemaTopic) {
+			this.schemaTopic = schemaTopic;
 			return this;
 		}
 

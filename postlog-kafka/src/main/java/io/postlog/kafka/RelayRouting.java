@@ -26,8 +26,9 @@ final class RelayRouting {
 	}
 
 	static void subscribe(ReplicationConsumer.Builder consumer, KafkaCheckpointStore store, ChangeRecords changes,
-			OutboxRecords outbox, Set<TableId> relayed, @Nullable TableId outboxTable, @Nullable String prefix) {
-		consumer.subscribe(Subscription.onChange("kafka-relay", (change) -> {
+			OutboxRecords outbox, Set<TableId> relayed, @Nullable TableId outboxTable, @Nullable String prefix,
+			@Nullable SchemaRecords schemas) {
+		Subscription relay = Subscription.onChange("kafka-relay", (change) -> {
 			if (change.table().equals(outboxTable)) {
 				if (change.operation() == Operation.INSERT) {
 					store.send(outbox.record(change), change.commitTime());
@@ -36,7 +37,18 @@ final class RelayRouting {
 			else {
 				store.send(changes.record(change), change.commitTime());
 			}
-		}).withFilter((change) -> relayed.contains(change.table()) || change.table().equals(outboxTable)));
+		}).withFilter((change) -> relayed.contains(change.table()) || change.table().equals(outboxTable));
+		if (schemas != null) {
+			// In the same subscription, so in order with the changes and in their Kafka
+			// transaction.
+			relay = relay.withSchemaHandler((schemaChange) -> {
+				if (relayed.contains(schemaChange.table())
+						|| (schemaChange.before() != null && relayed.contains(schemaChange.before().table()))) {
+					store.send(schemas.record(schemaChange), Instant.now());
+				}
+			});
+		}
+		consumer.subscribe(relay);
 		if (prefix != null) {
 			AtomicBoolean warned = new AtomicBoolean();
 			consumer.subscribe(Subscription.onMessage("kafka-outbox-messages", (message) -> {

@@ -96,6 +96,7 @@ public final class PostlogKafkaAutoConfiguration {
 			.publicationName(properties.getPublication().getName())
 			.tables(properties.getTables().stream().map(TableId::parse).toList())
 			.topic(properties.getTopic())
+			.schemaTopic(properties.getSchemaTopic())
 			.offsetsTopic(properties.getOffsetsTopic())
 			.format(properties.getFormat())
 			.cloudEventsMode(properties.getCloudevents().getMode())

@@ -42,6 +42,12 @@ public class PostlogKafkaProperties {
 	private String topic = "{schema}.{table}";
 
 	/**
+	 * Topic of the relayed tables' schema changes, in the Kafka transaction of the
+	 * changes, keyed by table; unset, schema changes are not relayed.
+	 */
+	private @Nullable String schemaTopic;
+
+	/**
 	 * Compacted topic holding each slot's last relayed commit LSN, written in the same
 	 * Kafka transaction as the records; created with one partition if missing.
 	 */
@@ -122,6 +128,14 @@ public class PostlogKafkaProperties {
 
 	public void setTopic(String topic) {
 		this.topic = topic;
+	}
+
+	public @Nullable String getSchemaTopic() {
+		return this.schemaTopic;
+	}
+
+	public void setSchemaTopic(@Nullable String schemaTopic) {
+		this.schemaTopic = schemaTopic;
 	}
 
 	public String getOffsetsTopic() {

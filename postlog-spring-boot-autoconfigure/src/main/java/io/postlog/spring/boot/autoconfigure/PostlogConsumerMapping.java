@@ -95,6 +95,7 @@ public final class PostlogConsumerMapping {
 		map.from(properties::getMaxTransactionChanges).to(builder::maxTransactionChanges);
 		map.from(properties.getSlot()::isFailover).to(builder::failover);
 		map.from(properties.getSlot()::getOnLost).to(builder::lostSlotAction);
+		builder.schemaDdlEvents(properties.getSchema().isDdlEvents());
 		PostlogCheckpointProperties checkpoint = properties.getCheckpoint();
 		if (checkpoint.getStore() == PostlogProperties.CheckpointStore.JDBC) {
 			builder.checkpointBatch(checkpoint.getBatchTransactions(), checkpoint.getBatchMaxDelay());

@@ -101,6 +101,9 @@ public class PostlogProperties {
 	private final PostlogEndpointProperties endpoint = new PostlogEndpointProperties();
 
 	@NestedConfigurationProperty
+	private final PostlogSchemaProperties schema = new PostlogSchemaProperties();
+
+	@NestedConfigurationProperty
 	private final PostlogWal2jsonProperties wal2json = new PostlogWal2jsonProperties();
 
 	@NestedConfigurationProperty
@@ -152,6 +155,10 @@ public class PostlogProperties {
 
 	public PostlogEndpointProperties getEndpoint() {
 		return this.endpoint;
+	}
+
+	public PostlogSchemaProperties getSchema() {
+		return this.schema;
 	}
 
 	public Map<String, Group> getGroups() {

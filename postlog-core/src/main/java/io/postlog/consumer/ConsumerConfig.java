@@ -72,6 +72,7 @@ import org.jspecify.annotations.Nullable;
  * backfills
  * @param unacknowledgedWarning how long an {@code Acknowledgment} may stay outstanding
  * before a warning names its subscription and change
+ * @param ddlEvents whether postlog's DDL event triggers are installed and read
  * @param masks column masks applied before any subscription sees a change, or
  * {@code null} for none
  */
@@ -84,7 +85,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		@Nullable AdminConnections admin, CheckpointStore checkpointStore, int checkpointBatch,
 		Duration checkpointBatchDelay, @Nullable StreamingOptions streaming, WalSafety walSafety,
 		@Nullable SnapshotSettings snapshot, @Nullable BackfillSettings backfill, Duration unacknowledgedWarning,
-		@Nullable ColumnMasks masks) {
+		@Nullable ColumnMasks masks, boolean ddlEvents) {
 
 	ConsumerConfig {
 		require(slotName != null, "slotName");
@@ -131,6 +132,10 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 			throw new ReplicationConsumerException("Decoder " + decoder.name() + " reads the catalog for what its "
 					+ "plugin does not send (relations, types), which needs an admin connection: set "
 					+ "adminConnection, adminDataSource or jdbcUrl");
+		}
+		if (ddlEvents && admin == null) {
+			throw new ReplicationConsumerException("DDL events install event triggers, which needs an admin "
+					+ "connection: set adminConnection, adminDataSource or jdbcUrl");
 		}
 		if (admin == null && slotLifecycle == SlotLifecycle.OWNED) {
 			throw new ReplicationConsumerException("An OWNED slot is dropped on stop, which needs an admin "
@@ -234,7 +239,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 
 	/** Whether a subscription takes schema changes, which only then are tracked. */
 	boolean wantsSchemaChanges() {
-		return this.subscriptions.stream().anyMatch((s) -> s.schemaHandler() != null);
+		return this.ddlEvents || this.subscriptions.stream().anyMatch((s) -> s.schemaHandler() != null);
 	}
 
 	boolean wantsMessages() {

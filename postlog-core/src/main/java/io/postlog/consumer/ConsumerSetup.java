@@ -23,6 +23,7 @@ import io.postlog.admin.StartupCheckRequest;
 import io.postlog.admin.StartupChecks;
 import io.postlog.admin.StartupReport;
 import io.postlog.admin.UnsendableColumn;
+import io.postlog.schema.DdlEvents;
 import io.postlog.decoder.DecoderCatalog;
 import io.postlog.decoder.DecoderRefusedException;
 import io.postlog.decoder.DecoderRequest;
@@ -115,7 +116,10 @@ final class ConsumerSetup {
 		// Backfill watermarks are logical messages from 14 on too.
 		boolean watermarkMessages = this.config.backfill() != null && version >= MESSAGES_VERSION
 				&& decoder.capabilities().messages();
-		DecoderRequest requested = requested(heartbeatMessages || watermarkMessages);
+		if (this.config.ddlEvents()) {
+			DdlEvents.install(connection);
+		}
+		DecoderRequest requested = requested(heartbeatMessages || watermarkMessages || this.config.ddlEvents());
 		DecoderRequest request = decoder.check(version, requested, DecoderCatalog.borrowing(connection));
 		if (requested.binary() && !request.binary()) {
 			logger.info("PostgreSQL {} cannot stream binary values (needs 14 or later); slot {} streams text",

@@ -75,6 +75,8 @@ abstract class ConsumerSourceBuilder<B extends ConsumerSourceBuilder<B>> {
 
 	TableId snapshotMarkerTable = TableId.parse("postlog_snapshot");
 
+	boolean ddlEvents;
+
 	@Nullable SnapshotConnections snapshotConnections;
 
 	boolean failover;
@@ -355,6 +357,20 @@ abstract class ConsumerSourceBuilder<B extends ConsumerSourceBuilder<B>> {
 		this.initialSnapshot = true;
 		this.snapshotParallelism = parallelism;
 		this.snapshotChunkSize = chunkSize;
+		return self();
+	}
+
+	/**
+	 * Installs postlog's event triggers ({@code ddl_command_end}, {@code sql_drop}) at
+	 * start, so that every schema change is emitted with the DDL as a transactional
+	 * logical message and classified exactly (PostgreSQL 14+; refused before, naming the
+	 * version). Off by default: schema changes then come from the stream's Relation
+	 * messages alone.
+	 * @param ddlEvents whether to install and read them
+	 * @return this builder
+	 */
+	public B schemaDdlEvents(boolean ddlEvents) {
+		this.ddlEvents = ddlEvents;
 		return self();
 	}
 

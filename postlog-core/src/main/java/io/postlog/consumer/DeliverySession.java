@@ -116,6 +116,9 @@ final class DeliverySession {
 		this.schemas = config.wantsSchemaChanges() ? new SchemaTracker((admin != null) ? (relation) -> admin.apply(
 				"Reading relation OID " + Integer.toUnsignedString(relation.relationId()) + " from the catalog",
 				(connection) -> SchemaCatalog.query(connection, relation)) : null) : null;
+		if (this.schemas != null && config.ddlEvents()) {
+			this.schemas.withDdlEvents();
+		}
 	}
 
 	/**

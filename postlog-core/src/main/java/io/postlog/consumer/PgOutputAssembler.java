@@ -16,6 +16,7 @@ import io.postlog.pgoutput.PgOutputDecoder;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.pgoutput.RowDecoder;
 import io.postlog.pgoutput.TupleData;
+import io.postlog.schema.DdlEvents;
 import io.postlog.schema.SchemaTracker;
 import org.jspecify.annotations.Nullable;
 
@@ -169,7 +170,10 @@ final class PgOutputAssembler implements MessageAssembler {
 		}
 		if (message instanceof PgOutputMessage.Message logical) {
 			if (logical.transactional()) {
-				requireOpen("transactional Message");
+				PgOutputMessage.Begin begin = requireOpen("transactional Message");
+				if (this.schemas != null && DdlEvents.PREFIX.equals(logical.prefix())) {
+					return schemaChanges(this.schemas.ddl(logical.content(), begin.finalLsn()), bytes);
+				}
 			}
 			return List.of(new Event.MessageArrived(
 					new LogicalMessage(logical.prefix(), logical.content(), logical.transactional(), logical.lsn()),
@@ -193,7 +197,10 @@ final class PgOutputAssembler implements MessageAssembler {
 
 	private List<Event> schemaChanges(SchemaTracker schemas, PgOutputMessage.Relation relation, int bytes) {
 		PgOutputMessage.Begin begin = this.open;
-		List<SchemaChange> changes = schemas.relation(relation, (begin != null) ? begin.finalLsn() : null);
+		return schemaChanges(schemas.relation(relation, (begin != null) ? begin.finalLsn() : null), bytes);
+	}
+
+	private List<Event> schemaChanges(List<SchemaChange> changes, int bytes) {
 		if (changes.isEmpty()) {
 			return List.of();
 		}

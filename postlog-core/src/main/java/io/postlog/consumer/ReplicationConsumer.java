@@ -436,14 +436,17 @@ public final class ReplicationConsumer {
 				streams = new PgLogicalStreamFactory(connections,
 						(this.connectTimeout != null) ? this.connectTimeout : Duration.ofSeconds(10));
 			}
-			return new ReplicationConsumer(new ConsumerConfig(this.slotName, this.slotLifecycle, this.publicationName,
-					this.publicationMode, this.tables, this.filters, this.binary, decoder(), this.retryPolicy,
-					this.reconnectPolicy, this.statusInterval, this.connectTimeout, this.maxTransactionChanges,
-					this.maxUnacknowledged, this.readAheadEvents, this.readAheadBytes, this.stopTimeout, this.listener,
-					this.valueDecoders, this.subscriptions, streams, adminConnections(), this.checkpointStore,
-					this.checkpointBatch, this.checkpointBatchDelay, streamingOptions(),
-					new WalSafety(this.failover, this.lostSlotAction, this.heartbeatMonitor, this.heartbeatTable),
-					snapshotSettings(connections), backfillSettings(), this.unacknowledgedWarning, this.masks));
+			return new ReplicationConsumer(
+					new ConsumerConfig(this.slotName, this.slotLifecycle, this.publicationName, this.publicationMode,
+							this.tables, this.filters, this.binary, decoder(), this.retryPolicy, this.reconnectPolicy,
+							this.statusInterval, this.connectTimeout, this.maxTransactionChanges,
+							this.maxUnacknowledged, this.readAheadEvents, this.readAheadBytes, this.stopTimeout,
+							this.listener, this.valueDecoders, this.subscriptions, streams, adminConnections(),
+							this.checkpointStore, this.checkpointBatch, this.checkpointBatchDelay, streamingOptions(),
+							new WalSafety(this.failover, this.lostSlotAction, this.heartbeatMonitor,
+									this.heartbeatTable),
+							snapshotSettings(connections), backfillSettings(), this.unacknowledgedWarning, this.masks,
+							this.ddlEvents));
 		}
 
 	}

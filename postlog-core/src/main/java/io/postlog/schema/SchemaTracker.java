@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.postlog.Lsn;
+import io.postlog.PostlogException;
 import io.postlog.SchemaChange;
 import io.postlog.TableId;
 import io.postlog.TableSchema;
@@ -33,6 +34,9 @@ public final class SchemaTracker {
 	private final @Nullable SchemaCatalog catalog;
 
 	private final Map<Integer, TrackedShape> shapes = new HashMap<>();
+
+	/** Whether DDL messages are the source of nullability (and of every exact step). */
+	private boolean ddlEvents;
 
 	/**
 	 * Creates a tracker.
@@ -70,6 +74,66 @@ public final class SchemaTracker {
 	}
 
 	/**
+	 * Makes the messages of postlog's event triggers ({@link DdlEvents}) the source of
+	 * the shapes: each gives the shape at the DDL's commit, by attribute number, so every
+	 * step is exact; Relation messages then no longer take nullability from the catalog,
+	 * which may be ahead of the stream.
+	 * @return this tracker
+	 */
+	public SchemaTracker withDdlEvents() {
+		this.ddlEvents = true;
+		return this;
+	}
+
+	/**
+	 * Takes one message of postlog's event triggers.
+	 * @param content the message content
+	 * @param commitLsn the commit LSN of the DDL's transaction
+	 * @return the schema changes it reveals, in order: a table not seen before yields
+	 * {@link SchemaChange.Kind#CREATE_TABLE} when the command created it, else nothing
+	 */
+	public List<SchemaChange> ddl(byte[] content, Lsn commitLsn) {
+		List<String> fields = DdlEvents.fields(content);
+		if (fields.size() < 4 || (fields.size() - 4) % 7 != 0) {
+			throw new PostlogException(
+					"A '" + DdlEvents.PREFIX + "' message has " + fields.size() + " fields, not 4 and 7 per column");
+		}
+		String tag = fields.get(0);
+		int relationId = (int) Long.parseLong(fields.get(1));
+		TableId table = new TableId(fields.get(2), fields.get(3));
+		TrackedShape known = this.shapes.get(relationId);
+		if (known != null && known.lsn() != null && commitLsn.isBefore(known.lsn())) {
+			return List.of();
+		}
+		if ("DROP TABLE".equals(tag)) {
+			this.shapes.remove(relationId);
+			return (known != null) ? List.of(new SchemaChange(known.schema().table(), SchemaChange.Kind.DROP_TABLE,
+					known.schema(), null, commitLsn)) : List.of();
+		}
+		int size = (fields.size() - 4) / 7;
+		List<TableSchema.Column> columns = new ArrayList<>(size);
+		int[] attnums = new int[size];
+		int[] modifiers = new int[size];
+		boolean[] exact = new boolean[size];
+		for (int i = 0; i < size; i++) {
+			int at = 4 + 7 * i;
+			attnums[i] = Integer.parseInt(fields.get(at));
+			modifiers[i] = Integer.parseInt(fields.get(at + 3));
+			exact[i] = true;
+			columns.add(new TableSchema.Column(fields.get(at + 1), (int) Long.parseLong(fields.get(at + 2)),
+					fields.get(at + 4), !"true".equals(fields.get(at + 5)), "true".equals(fields.get(at + 6))));
+		}
+		TrackedShape next = new TrackedShape(new TableSchema(table, columns), attnums, modifiers, exact, commitLsn);
+		this.shapes.put(relationId, next);
+		if (known == null) {
+			return "CREATE TABLE".equals(tag)
+					? List.of(new SchemaChange(table, SchemaChange.Kind.CREATE_TABLE, null, next.schema(), commitLsn))
+					: List.of();
+		}
+		return SchemaDiff.steps(known, next, commitLsn);
+	}
+
+	/**
 	 * Returns the last known shape of a table.
 	 * @param table the table
 	 * @return the shape, or {@code null} if no Relation message announced it yet
@@ -102,7 +166,7 @@ public final class SchemaTracker {
 					&& attribute.typeModifier() == column.typeModifier();
 			attnums[i] = agrees ? attribute.attnum() : 0;
 			modifiers[i] = column.typeModifier();
-			nullabilityKnown[i] = agrees;
+			nullabilityKnown[i] = agrees && !this.ddlEvents;
 			String typeName = (live != null && live.typeNames().size() == size) ? live.typeNames().get(i)
 					: Integer.toUnsignedString(column.typeOid());
 			schema.add(new TableSchema.Column(column.name(), column.typeOid(), typeName,

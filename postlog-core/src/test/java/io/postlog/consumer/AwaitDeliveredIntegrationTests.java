@@ -16,6 +16,7 @@ import io.postlog.admin.SlotLifecycle;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,6 +28,7 @@ import static org.awaitility.Awaitility.await;
  * an idle stream (a position past writes to unpublished tables), and it gives up at its
  * timeout while the handler still works on the write.
  */
+@Tag("matrix")
 @PostgresTest
 class AwaitDeliveredIntegrationTests {
 

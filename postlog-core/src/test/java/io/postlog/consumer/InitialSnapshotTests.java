@@ -192,7 +192,7 @@ class InitialSnapshotTests {
 				Duration.ofSeconds(5), new ConsumerListener() {
 				}, ValueDecoders.standard(), List.of(subscriptions), new FakeServer(), null,
 				SlotOnlyCheckpointStore.INSTANCE, 1, Duration.ofMillis(100), null,
-				new WalSafety(false, LostSlotAction.FAIL, null, null), null, null, Duration.ofSeconds(60), null);
+				new WalSafety(false, LostSlotAction.FAIL, null, null), null, null, Duration.ofSeconds(60), null, false);
 		ConsumerStates states = new ConsumerStates(config.listener(), config.slotName());
 		Dispatcher dispatcher = new Dispatcher(config, window, states, new StopSignal(),
 				new ConsumerThreads((thread, cause) -> {

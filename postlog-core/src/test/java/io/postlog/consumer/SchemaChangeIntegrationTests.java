@@ -19,6 +19,7 @@ import io.postlog.SchemaChange.Kind;
 import io.postlog.TableId;
 import io.postlog.TableSchema;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.schema.DdlEvents;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.AfterEach;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -56,26 +58,77 @@ class SchemaChangeIntegrationTests {
 	@Test
 	void everyKindOfDdlArrivesBeforeTheFirstRowInItsShapeWithTheCatalogsShape(PostgresDatabase database)
 			throws Exception {
-		database.execute(
+		database.execute("DROP TABLE IF EXISTS evolving, evolved",
 				"CREATE TABLE evolving (id int PRIMARY KEY, a int DEFAULT 1, b text DEFAULT 'x', x text DEFAULT 'y')");
 		List<Object> seen = new CopyOnWriteArrayList<>();
-		ReplicationConsumer consumer = ReplicationConsumer.builder()
-			.jdbcUrl(database.jdbcUrl(), database.username(), null)
-			.slotName("schema_slot")
-			.slotLifecycle(SlotLifecycle.CREATE_IF_MISSING)
-			.publicationName("schema_pub")
-			.tables(List.of(new TableId("public", "evolving")))
-			.statusInterval(Duration.ofSeconds(1))
-			.stopTimeout(Duration.ofSeconds(10))
-			.subscribe(Subscription.onChange("recorder", (ChangeHandler) seen::add).withSchemaHandler(seen::add))
-			.build();
-		this.consumers.add(consumer);
-		consumer.start();
+		start(database, seen, "schema_slot", false);
 		AtomicReference<String> table = new AtomicReference<>("evolving");
 		AtomicInteger written = startWriter(database, table);
 		await().atMost(Duration.ofSeconds(30)).until(() -> changes(seen) > 0);
 		assertThat(schemaChanges(seen)).isEmpty();
+		List<Kind> expected = everyKindOfDdl(database, seen, table);
+		int total = written.get();
+		await().atMost(Duration.ofSeconds(30)).until(() -> changes(seen) >= total);
+		assertThat(schemaChanges(seen).stream().map(SchemaChange::kind).toList()).isEqualTo(expected);
+		assertEveryRowHasTheShapeAnnouncedBeforeIt(seen, false);
+	}
 
+	@Test
+	void ddlEventsClassifyEveryKindAtTheDdlsCommitAndATableDrop(PostgresDatabase database) throws Exception {
+		database.execute("DROP TABLE IF EXISTS evolving, evolved",
+				"CREATE TABLE evolving (id int PRIMARY KEY, a int DEFAULT 1, b text DEFAULT 'x', x text DEFAULT 'y')");
+		List<Object> seen = new CopyOnWriteArrayList<>();
+		if (database.serverVersion() < 140000) {
+			assertThatThrownBy(() -> start(database, seen, "ddl_slot", true))
+				.hasMessageContaining("postlog.schema.ddl-events")
+				.hasMessageContaining(
+						"need PostgreSQL 14 or later; the server is PostgreSQL " + (database.serverVersion() / 10000));
+			return;
+		}
+		start(database, seen, "ddl_slot", true);
+		AtomicReference<String> table = new AtomicReference<>("evolving");
+		AtomicInteger written = startWriter(database, table);
+		await().atMost(Duration.ofSeconds(30)).until(() -> changes(seen) > 0);
+		List<Kind> expected = everyKindOfDdl(database, seen, table);
+		int total = written.get();
+		await().atMost(Duration.ofSeconds(30)).until(() -> changes(seen) >= total);
+		database.execute("DROP TABLE evolved");
+		expected.add(Kind.DROP_TABLE);
+		await().atMost(Duration.ofSeconds(30)).until(() -> schemaChanges(seen).size() >= expected.size());
+		SchemaChange dropped = schemaChanges(seen).get(expected.size() - 1);
+		assertThat(dropped.after()).isNull();
+		assertThat(dropped.table()).isEqualTo(new TableId("public", "evolved"));
+		assertThat(schemaChanges(seen).stream().map(SchemaChange::kind).toList()).isEqualTo(expected);
+		assertEveryRowHasTheShapeAnnouncedBeforeIt(seen, true);
+		try (Connection connection = database.connect()) {
+			DdlEvents.remove(connection);
+			try (Statement statement = connection.createStatement();
+					ResultSet rows = statement
+						.executeQuery("SELECT count(*) FROM pg_event_trigger WHERE evtname LIKE 'postlog%'")) {
+				rows.next();
+				assertThat(rows.getInt(1)).isZero();
+			}
+		}
+	}
+
+	private void start(PostgresDatabase database, List<Object> seen, String slot, boolean ddlEvents) {
+		ReplicationConsumer consumer = ReplicationConsumer.builder()
+			.jdbcUrl(database.jdbcUrl(), database.username(), null)
+			.slotName(slot)
+			.slotLifecycle(SlotLifecycle.CREATE_IF_MISSING)
+			.publicationName(slot + "_pub")
+			.tables(List.of(new TableId("public", "evolving")))
+			.statusInterval(Duration.ofSeconds(1))
+			.stopTimeout(Duration.ofSeconds(10))
+			.subscribe(Subscription.onChange("recorder", (ChangeHandler) seen::add).withSchemaHandler(seen::add))
+			.schemaDdlEvents(ddlEvents)
+			.build();
+		this.consumers.add(consumer);
+		consumer.start();
+	}
+
+	private List<Kind> everyKindOfDdl(PostgresDatabase database, List<Object> seen, AtomicReference<String> table)
+			throws Exception {
 		List<Kind> expected = new ArrayList<>();
 		ddl(database, seen, expected, table, "ALTER TABLE evolving ADD COLUMN c int DEFAULT 0", Kind.ADD_COLUMN);
 		ddl(database, seen, expected, table, "ALTER TABLE evolving DROP COLUMN b", Kind.DROP_COLUMN);
@@ -91,22 +144,18 @@ class SchemaChangeIntegrationTests {
 		ddl(database, seen, expected, table, "ALTER TABLE evolving DROP COLUMN x, ADD COLUMN y text DEFAULT 'z'",
 				Kind.DROP_COLUMN, Kind.ADD_COLUMN);
 		ddl(database, seen, expected, table, "ALTER TABLE evolving RENAME TO evolved", Kind.RENAME_TABLE);
-
-		int total = written.get();
-		await().atMost(Duration.ofSeconds(30)).until(() -> changes(seen) >= total);
-		assertThat(schemaChanges(seen).stream().map(SchemaChange::kind).toList()).isEqualTo(expected);
-		assertEveryRowHasTheShapeAnnouncedBeforeIt(seen);
+		return expected;
 	}
 
 	private void ddl(PostgresDatabase database, List<Object> seen, List<Kind> expected, AtomicReference<String> table,
 			String sql, Kind... kinds) throws Exception {
 		int before = changes(seen);
 		await().atMost(Duration.ofSeconds(30)).until(() -> changes(seen) > before);
+		int from = schemaChanges(seen).size();
 		database.execute(sql);
 		if (sql.contains(" RENAME TO ")) {
 			table.set(sql.substring(sql.lastIndexOf(' ') + 1));
 		}
-		int from = schemaChanges(seen).size();
 		expected.addAll(List.of(kinds));
 		await().atMost(Duration.ofSeconds(30)).until(() -> schemaChanges(seen).size() >= expected.size());
 		List<SchemaChange> arrived = schemaChanges(seen).subList(from, schemaChanges(seen).size());
@@ -118,7 +167,7 @@ class SchemaChangeIntegrationTests {
 		}
 	}
 
-	private static void assertEveryRowHasTheShapeAnnouncedBeforeIt(List<Object> seen) {
+	private static void assertEveryRowHasTheShapeAnnouncedBeforeIt(List<Object> seen, boolean ddlEvents) {
 		TableSchema shape = null;
 		SchemaChange pending = null;
 		long lastCommit = 0;
@@ -128,6 +177,7 @@ class SchemaChangeIntegrationTests {
 					assertThat(change.before()).isEqualTo(shape);
 				}
 				assertThat(Long.compareUnsigned(change.commitLsn().value(), lastCommit)).isGreaterThanOrEqualTo(0);
+				lastCommit = change.commitLsn().value();
 				shape = change.after();
 				pending = change;
 				continue;
@@ -136,9 +186,16 @@ class SchemaChangeIntegrationTests {
 			assertThat(Long.compareUnsigned(change.commitLsn().value(), lastCommit)).isGreaterThanOrEqualTo(0);
 			lastCommit = change.commitLsn().value();
 			if (pending != null) {
-				// The schema change comes in the transaction of the first row in its
-				// shape.
-				assertThat(change.commitLsn()).isEqualTo(pending.commitLsn());
+				// From Relation messages the schema change comes in the transaction of
+				// the
+				// first row in its shape; from DDL events, at the DDL's commit, before
+				// it.
+				if (ddlEvents) {
+					assertThat(change.commitLsn()).isGreaterThan(pending.commitLsn());
+				}
+				else {
+					assertThat(change.commitLsn()).isEqualTo(pending.commitLsn());
+				}
 				pending = null;
 			}
 			if (shape != null) {

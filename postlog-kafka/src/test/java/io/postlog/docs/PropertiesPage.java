@@ -79,7 +79,8 @@ final class PropertiesPage {
 		page.append("Every property postlog's Spring Boot modules declare, from their configuration metadata ")
 			.append("(`postlog-spring-boot-autoconfigure` and `postlog-kafka`). ")
 			.append("A listener group's own settings, `postlog.groups.<name>.slot.name` and ")
-			.append("`postlog.groups.<name>.publication.name` (both `postlog_<name>` by default), sit below ")
+			.append("`postlog.groups.<name>.publication.name` (both `postlog_<name>` by default), and its ")
+			.append("`postlog.groups.<name>.filters.<table>.where` and `.columns`, sit below ")
 			.append("`postlog.groups`. An empty default means none, or one that depends on other settings ")
 			.append("(the description says which).\n\n");
 		page.append("| property | type | default | description |\n");

@@ -27,10 +27,39 @@ import org.jspecify.annotations.Nullable;
  * {@link MessageInvoker}
  * @param autoStartup whether it starts with its group, or waits for
  * {@link PostlogListenerRegistry#start(String)}
+ * @param toast what it receives for unchanged TOASTed values
  */
 record ListenerEndpoint(String id, String group, String method, Shape shape, Set<TableId> tables,
 		Set<Operation> operations, int concurrency, @Nullable String errorHandlerName,
-		@Nullable PgListenerErrorHandler errorHandler, Object invoker, boolean autoStartup) {
+		@Nullable PgListenerErrorHandler errorHandler, Object invoker, boolean autoStartup, Toast toast) {
+
+	ListenerEndpoint(String id, String group, String method, Shape shape, Set<TableId> tables,
+			Set<Operation> operations, int concurrency, @Nullable String errorHandlerName,
+			@Nullable PgListenerErrorHandler errorHandler, Object invoker, boolean autoStartup) {
+		this(id, group, method, shape, tables, operations, concurrency, errorHandlerName, errorHandler, invoker,
+				autoStartup, Toast.MARKER);
+	}
+
+	/**
+	 * A listener's TOAST policy.
+	 *
+	 * @param policy the policy
+	 * @param resolverName the {@link ToastResolver} bean of {@link ToastPolicy#RESOLVER},
+	 * or {@code null} for the only one
+	 * @param resolver the resolved bean, or {@code null} before resolution and for other
+	 * policies
+	 */
+	record Toast(ToastPolicy policy, @Nullable String resolverName, @Nullable ToastResolver resolver) {
+
+		static final Toast MARKER = new Toast(ToastPolicy.MARKER, null, null);
+
+	}
+
+	ListenerEndpoint withToastResolver(ToastResolver resolver) {
+		return new ListenerEndpoint(this.id, this.group, this.method, this.shape, this.tables, this.operations,
+				this.concurrency, this.errorHandlerName, this.errorHandler, this.invoker, this.autoStartup,
+				new Toast(this.toast.policy(), this.toast.resolverName(), resolver));
+	}
 
 	enum Shape {
 
@@ -49,7 +78,7 @@ record ListenerEndpoint(String id, String group, String method, Shape shape, Set
 
 	ListenerEndpoint withErrorHandler(PgListenerErrorHandler handler) {
 		return new ListenerEndpoint(this.id, this.group, this.method, this.shape, this.tables, this.operations,
-				this.concurrency, this.errorHandlerName, handler, this.invoker, this.autoStartup);
+				this.concurrency, this.errorHandlerName, handler, this.invoker, this.autoStartup, this.toast);
 	}
 
 	/**

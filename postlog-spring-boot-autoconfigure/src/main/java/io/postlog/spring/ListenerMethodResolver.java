@@ -96,9 +96,19 @@ final class ListenerMethodResolver {
 		Set<Operation> operations = (annotation.operations().length > 0)
 				? EnumSet.copyOf(Arrays.asList(annotation.operations())) : EnumSet.allOf(Operation.class);
 		String errorHandler = resolve(annotation.errorHandler()).trim();
+		String toastResolver = resolve(annotation.toastResolver()).trim();
+		if (annotation.toast() != ToastPolicy.MARKER && shape.perTransaction()) {
+			throw unsupported(method, "toast = " + annotation.toast() + " is for change-shaped listeners (Change, "
+					+ "Row, Map, records); a " + payload.toClass().getSimpleName() + " listener gets the marker");
+		}
+		if (!toastResolver.isEmpty() && annotation.toast() != ToastPolicy.RESOLVER) {
+			throw unsupported(method,
+					"toastResolver names a ToastResolver for toast = RESOLVER, not " + annotation.toast());
+		}
 		return new ListenerEndpoint(id, group, listener.describe(), shape, tables(method, annotation.tables()),
 				operations, concurrency, errorHandler.isEmpty() ? null : errorHandler, null, invoker,
-				autoStartup(method, resolve(annotation.autoStartup())));
+				autoStartup(method, resolve(annotation.autoStartup())),
+				new ListenerEndpoint.Toast(annotation.toast(), toastResolver.isEmpty() ? null : toastResolver, null));
 	}
 
 	ListenerEndpoint resolve(PgChangeListenerEndpoint endpoint) {

@@ -13,6 +13,7 @@ import io.postlog.Operation;
 import io.postlog.PostlogException;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
+import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.PublicationMode;
 import io.postlog.decoder.DecoderCatalog;
 import io.postlog.decoder.DecoderRefusedException;
@@ -118,12 +119,32 @@ final class ListenerStartupChecks {
 
 	private static void checkBinding(PostlogConsumerGroup group, TableCatalog.Table table) {
 		for (ListenerEndpoint endpoint : group.endpoints()) {
+			if (endpoint.toast().policy() == ToastPolicy.REQUIRE_FULL && reads(endpoint, table.id())
+					&& !table.fullIdentity()) {
+				throw new PostlogException("Listener '" + endpoint.id() + "' has toast = REQUIRE_FULL, which takes "
+						+ "unchanged TOASTed values from the whole old row, but table " + table.id() + " has "
+						+ identity(table) + ", whose old rows hold the key only; run ALTER TABLE "
+						+ PgIdentifiers.quote(table.id()) + " REPLICA IDENTITY FULL, or choose another toast policy");
+			}
+			if (endpoint.toast().policy() == ToastPolicy.RESELECT && reads(endpoint, table.id())
+					&& table.key().isEmpty() && !table.fullIdentity()) {
+				throw new PostlogException("Listener '" + endpoint.id() + "' has toast = RESELECT, which reads a row "
+						+ "again by its key, but table " + table.id() + " has " + table.identityDescription());
+			}
 			if (endpoint.invoker() instanceof RecordInvoker records && reads(endpoint, table.id())) {
 				List<String> deleteImage = (endpoint.operations().contains(Operation.DELETE) && !table.fullIdentity())
 						? table.key() : null;
 				records.binder().check(endpoint.id(), table.id(), table.columns(), deleteImage);
 			}
 		}
+	}
+
+	private static String identity(TableCatalog.Table table) {
+		return switch (table.identity()) {
+			case 'n' -> "REPLICA IDENTITY NOTHING";
+			case 'i' -> "REPLICA IDENTITY USING INDEX";
+			default -> "REPLICA IDENTITY DEFAULT";
+		};
 	}
 
 	/**

@@ -28,6 +28,15 @@ final class ListenerSubscriptions {
 	 */
 	static Subscription of(ListenerEndpoint endpoint, ErrorHandler errorHandler,
 			@Nullable PostlogListenerObservations observations) {
+		return of(endpoint, errorHandler, observations, null);
+	}
+
+	/**
+	 * Returns the subscription, whose change listener's TOAST markers {@code toast} fills
+	 * when it is not {@code null}.
+	 */
+	static Subscription of(ListenerEndpoint endpoint, ErrorHandler errorHandler,
+			@Nullable PostlogListenerObservations observations, @Nullable ToastFiller toast) {
 		PostlogListenerObservations observed = (observations != null && observations.observes()) ? observations : null;
 		Object invoker = endpoint.invoker();
 		Subscription subscription;
@@ -58,7 +67,8 @@ final class ListenerSubscriptions {
 			subscription = subscription.withFilter(endpoint::matches);
 		}
 		else {
-			ChangeInvoker changes = (ChangeInvoker) invoker;
+			ChangeInvoker unfilled = (ChangeInvoker) invoker;
+			ChangeInvoker changes = (toast != null) ? toast.invoker(unfilled) : unfilled;
 			subscription = changes.method().takesAcknowledgment()
 					? Subscription.onChange(endpoint.id(),
 							(observed != null)
@@ -71,8 +81,8 @@ final class ListenerSubscriptions {
 											() -> changes.invoke(change, null))
 									: (ChangeHandler) (change) -> changes.invoke(change, null));
 			subscription = subscription.withFilter(endpoint::matches).withConcurrency(endpoint.concurrency());
-			if (changes instanceof RecordInvoker || changes.method().takesSchemaChange()) {
-				subscription = subscription.withSchemaHandler(new ChangeListenerSchemaHandler(endpoint, changes));
+			if (unfilled instanceof RecordInvoker || changes.method().takesSchemaChange()) {
+				subscription = subscription.withSchemaHandler(new ChangeListenerSchemaHandler(endpoint, unfilled));
 			}
 		}
 		return subscription.withErrorHandler(errorHandler).withAutoStartup(endpoint.autoStartup());

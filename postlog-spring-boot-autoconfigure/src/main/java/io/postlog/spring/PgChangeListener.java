@@ -111,4 +111,21 @@ public @interface PgChangeListener {
 	 */
 	String autoStartup() default "true";
 
+	/**
+	 * What the listener receives for a TOASTed column an {@code UPDATE} left unchanged:
+	 * the {@link io.postlog.UnchangedToast} marker (the default), the value from a
+	 * {@code REPLICA IDENTITY FULL} before image, the value read again by key, or the
+	 * values of a {@link ToastResolver}. For change-shaped listeners ({@code Change},
+	 * {@code Row}, {@code Map}, records).
+	 * @return the policy
+	 */
+	ToastPolicy toast() default ToastPolicy.MARKER;
+
+	/**
+	 * The name of the {@link ToastResolver} bean of {@link ToastPolicy#RESOLVER}; empty
+	 * for the application's only one.
+	 * @return the bean name
+	 */
+	String toastResolver() default "";
+
 }

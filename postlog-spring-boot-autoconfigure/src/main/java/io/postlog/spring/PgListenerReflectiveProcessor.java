@@ -10,6 +10,7 @@ import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
 import io.postlog.Operation;
 import io.postlog.Row;
+import io.postlog.SchemaChange;
 import io.postlog.Transaction;
 
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
@@ -17,11 +18,11 @@ import org.springframework.aot.hint.ReflectionHints;
 import org.springframework.aot.hint.annotation.SimpleReflectiveProcessor;
 
 /**
- * The ahead-of-time hints of a {@link PgChangeListener} or {@link PgMessageListener}
- * method: the method is invoked reflectively, and a record or JavaBean it takes is bound
- * from rows reflectively (its constructors, record components, properties), so both are
- * registered for reflection. Spring's AOT processing applies it to every bean with such
- * methods. Stateless.
+ * The ahead-of-time hints of a {@link PgChangeListener}, {@link PgMessageListener} or
+ * {@link PgSchemaListener} method: the method is invoked reflectively, and a record or
+ * JavaBean it takes is bound from rows reflectively (its constructors, record components,
+ * properties), so both are registered for reflection. Spring's AOT processing applies it
+ * to every bean with such methods. Stateless.
  */
 public final class PgListenerReflectiveProcessor extends SimpleReflectiveProcessor {
 
@@ -45,7 +46,7 @@ public final class PgListenerReflectiveProcessor extends SimpleReflectiveProcess
 		return !type.isPrimitive() && !type.isArray() && !type.getName().startsWith("java.")
 				&& !Collection.class.isAssignableFrom(type) && !Map.class.isAssignableFrom(type) && type != Change.class
 				&& type != Transaction.class && type != Row.class && type != Lsn.class && type != Operation.class
-				&& type != Acknowledgment.class && type != LogicalMessage.class;
+				&& type != Acknowledgment.class && type != LogicalMessage.class && type != SchemaChange.class;
 	}
 
 }

@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Marks a bean method that receives the schema changes of published tables
  * ({@link io.postlog.SchemaChange}): columns added, dropped, renamed or retyped,
@@ -17,6 +19,7 @@ import java.lang.annotation.Target;
  * tables its group publishes; it does not add tables to the publication.
  */
 @Target(ElementType.METHOD)
+@Reflective(PgListenerReflectiveProcessor.class)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface PgSchemaListener {

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import io.postlog.Lsn;
@@ -45,11 +46,23 @@ public final class PostlogConsumerGroup {
 
 	private final Map<String, ListenerError> errors = new ConcurrentHashMap<>();
 
+	/** Rows read again for listeners with {@code toast = RESELECT}. */
+	private final AtomicLong toastReselects = new AtomicLong();
+
 	private volatile @Nullable ReplicationConsumer consumer;
 
 	private volatile @Nullable Instant lastCommitTime;
 
 	private volatile @Nullable Throwable lastFailure;
+
+	/**
+	 * Returns the counter of rows read again for listeners with {@code toast = RESELECT}
+	 * ({@code postlog.toast.reselects}).
+	 * @return the counter
+	 */
+	public AtomicLong toastReselects() {
+		return this.toastReselects;
+	}
 
 	PostlogConsumerGroup(String name, PostlogSlotMonitor monitor, List<ListenerEndpoint> endpoints,
 			Consumer<ApplicationEvent> publisher) {

@@ -123,10 +123,26 @@ public final class PostlogListenerAnnotationBeanPostProcessor
 		synchronized (this.endpoints) {
 			List<ListenerEndpoint> resolved = new ArrayList<>();
 			for (ListenerEndpoint endpoint : this.endpoints) {
-				resolved.add(withErrorHandler(beanFactory, endpoint));
+				resolved.add(withToastResolver(beanFactory, withErrorHandler(beanFactory, endpoint)));
 			}
 			registry.register(resolved);
 			this.endpoints.clear();
+		}
+	}
+
+	private static ListenerEndpoint withToastResolver(BeanFactory beanFactory, ListenerEndpoint endpoint) {
+		if (endpoint.toast().policy() != ToastPolicy.RESOLVER) {
+			return endpoint;
+		}
+		String name = endpoint.toast().resolverName();
+		try {
+			return endpoint.withToastResolver((name != null) ? beanFactory.getBean(name, ToastResolver.class)
+					: beanFactory.getBean(ToastResolver.class));
+		}
+		catch (NoSuchBeanDefinitionException ex) {
+			throw new PostlogException("Listener '" + endpoint.id() + "' has toast = RESOLVER, but there is no "
+					+ ((name != null) ? "ToastResolver bean named '" + name + "'" : "single ToastResolver bean")
+					+ "; add one, or name it with toastResolver");
 		}
 	}
 

@@ -18,6 +18,7 @@ import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.GuardedConsumerListener;
 import io.postlog.consumer.ConsumerState;
 import io.postlog.consumer.ReplicationConsumer;
+import io.postlog.consumer.Subscription;
 import io.postlog.consumer.SubscriptionControl;
 import io.postlog.consumer.SubscriptionState;
 import org.jspecify.annotations.Nullable;
@@ -69,6 +70,8 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	private final List<ListenerEndpoint> endpoints = new ArrayList<>();
 
 	private volatile @Nullable PostlogListenerObservations observations;
+
+	private volatile boolean tracePropagation;
 
 	private volatile List<PostlogConsumerGroup> groups = List.of();
 
@@ -122,6 +125,16 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	 */
 	public void setListenerObservations(PostlogListenerObservations observations) {
 		this.observations = observations;
+	}
+
+	/**
+	 * Has each group read the {@code postlog.trace} messages of its transactions, so that
+	 * its listeners' observations continue the writers' traces; set before
+	 * {@link #start()}.
+	 * @param propagation whether to
+	 */
+	public void setTracePropagation(boolean propagation) {
+		this.tracePropagation = propagation;
 	}
 
 	/**
@@ -275,11 +288,17 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 			new ListenerStartupChecks(plan.catalog()).check(group, plan);
 		}
 		ReplicationConsumer.Builder builder = plan.builder();
+		PostlogListenerObservations observations = this.observations;
+		if (this.tracePropagation && observations != null && observations.observes()) {
+			TraceMessages traces = new TraceMessages();
+			builder.subscribe(Subscription.onMessage(TraceMessages.PREFIX, traces::accept));
+			observations = observations.withTraces(traces);
+		}
 		for (ListenerEndpoint endpoint : endpoints) {
 			PgListenerErrorHandler handler = (endpoint.errorHandler() != null) ? endpoint.errorHandler()
 					: this.defaultErrorHandler;
 			builder.subscribe(ListenerSubscriptions.of(endpoint, new ListenerFailureHandler(endpoint, handler, group),
-					this.observations));
+					observations, ToastFiller.of(endpoint, plan.catalog(), group.toastReselects())));
 		}
 		List<ConsumerListener> listeners = new ArrayList<>();
 		listeners.add(group.recorder());

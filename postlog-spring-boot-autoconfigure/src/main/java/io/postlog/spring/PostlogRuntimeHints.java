@@ -24,6 +24,7 @@ public final class PostlogRuntimeHints implements RuntimeHintsRegistrar {
 					ExecutableMode.INVOKE);
 		hints.proxies().registerJdkProxy(PgChangeListener.class);
 		hints.proxies().registerJdkProxy(PgMessageListener.class);
+		hints.proxies().registerJdkProxy(PgSchemaListener.class);
 		hints.resources().registerPattern("META-INF/spring-configuration-metadata.json");
 		hints.resources().registerPattern("META-INF/additional-spring-configuration-metadata.json");
 	}

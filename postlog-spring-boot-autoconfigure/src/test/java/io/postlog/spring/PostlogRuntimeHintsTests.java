@@ -7,6 +7,7 @@ import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
 import io.postlog.Operation;
+import io.postlog.SchemaChange;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.hint.MemberCategory;
@@ -35,6 +36,7 @@ class PostlogRuntimeHintsTests {
 			.accepts(hints);
 		assertThat(RuntimeHintsPredicates.proxies().forInterfaces(PgChangeListener.class)).accepts(hints);
 		assertThat(RuntimeHintsPredicates.proxies().forInterfaces(PgMessageListener.class)).accepts(hints);
+		assertThat(RuntimeHintsPredicates.proxies().forInterfaces(PgSchemaListener.class)).accepts(hints);
 		assertThat(RuntimeHintsPredicates.resource().forResource("META-INF/spring-configuration-metadata.json"))
 			.accepts(hints);
 	}
@@ -79,6 +81,10 @@ class PostlogRuntimeHintsTests {
 
 		@PgMessageListener(prefix = "audit")
 		void onMessage(LogicalMessage message) {
+		}
+
+		@PgSchemaListener(tables = "orders")
+		void onSchema(SchemaChange change) {
 		}
 
 	}

@@ -5,6 +5,8 @@ import java.time.Duration;
 import javax.sql.DataSource;
 
 import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.Tracer;
+import io.micrometer.tracing.propagation.Propagator;
 import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.SlotLifecycle;
@@ -20,6 +22,7 @@ import io.postlog.spring.PostlogListenerObservations;
 import io.postlog.spring.PostlogListenerRegistry;
 import io.postlog.spring.PostlogServerPoller;
 import io.postlog.spring.PostlogSlotMonitor;
+import io.postlog.spring.PostlogTracePropagation;
 import io.postlog.spring.PostlogStreamingMonitor;
 import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.stream.ReplicationConnectionFactory;
@@ -40,6 +43,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionExecutionListener;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
@@ -116,6 +120,7 @@ public final class PostlogAutoConfiguration {
 				defaultErrorHandler(properties, deadLetter));
 		registry.setReadiness(properties.getHealth().getReadiness());
 		observations.ifAvailable(registry::setListenerObservations);
+		registry.setTracePropagation(properties.getTracing().isPropagate());
 		return registry;
 	}
 
@@ -247,6 +252,19 @@ public final class PostlogAutoConfiguration {
 		@ConditionalOnMissingBean
 		PostlogListenerObservations postlogListenerObservations(ObjectProvider<ObservationRegistry> registry) {
 			return new PostlogListenerObservations(registry.getIfAvailable(() -> ObservationRegistry.NOOP));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ Tracer.class, TransactionExecutionListener.class })
+	@ConditionalOnBooleanProperty("postlog.tracing.propagate")
+	static class TracingConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		PostlogTracePropagation postlogTracePropagation(DataSource dataSource, Tracer tracer, Propagator propagator) {
+			return new PostlogTracePropagation(dataSource, tracer, propagator);
 		}
 
 	}

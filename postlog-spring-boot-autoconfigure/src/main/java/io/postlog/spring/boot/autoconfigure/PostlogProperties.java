@@ -106,6 +106,9 @@ public class PostlogProperties {
 	@NestedConfigurationProperty
 	private final PostlogPglogicalProperties pglogical = new PostlogPglogicalProperties();
 
+	@NestedConfigurationProperty
+	private final PostlogTracingProperties tracing = new PostlogTracingProperties();
+
 	/**
 	 * Consumer groups by name, each with a slot and publication of its own.
 	 */
@@ -297,6 +300,10 @@ public class PostlogProperties {
 
 	public PostlogHeartbeatProperties getHeartbeat() {
 		return this.heartbeat;
+	}
+
+	public PostlogTracingProperties getTracing() {
+		return this.tracing;
 	}
 
 	public PostlogHealthProperties getHealth() {

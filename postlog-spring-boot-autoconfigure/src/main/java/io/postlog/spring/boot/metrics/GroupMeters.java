@@ -3,6 +3,7 @@ package io.postlog.spring.boot.metrics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
 import io.micrometer.core.instrument.Counter;
@@ -48,6 +49,8 @@ public class GroupMeters implements ConsumerListener {
 
 	private volatile Instant statusReadAt = Instant.MIN;
 
+	private final AtomicLong toastReselects;
+
 	/**
 	 * Creates a group's meters.
 	 * @param slot the group's slot
@@ -56,9 +59,21 @@ public class GroupMeters implements ConsumerListener {
 	 * @param monitor reads the slot's lag
 	 */
 	public GroupMeters(String slot, String group, PostlogSlotMonitor monitor) {
+		this(slot, group, monitor, new AtomicLong());
+	}
+
+	/**
+	 * Creates the meters of a group whose listeners may read TOASTed values again.
+	 * @param slot the group's slot
+	 * @param group the group's display name
+	 * @param monitor the group's slot monitor
+	 * @param toastReselects the rows its {@code toast = RESELECT} listeners read again
+	 */
+	public GroupMeters(String slot, String group, PostlogSlotMonitor monitor, AtomicLong toastReselects) {
 		this.slot = slot;
 		this.group = group;
 		this.monitor = monitor;
+		this.toastReselects = toastReselects;
 	}
 
 	/**
@@ -66,6 +81,10 @@ public class GroupMeters implements ConsumerListener {
 	 * @param registry the registry
 	 */
 	public void bindTo(MeterRegistry registry) {
+		FunctionCounter.builder("postlog.toast.reselects", this.toastReselects, AtomicLong::get)
+			.description("Rows read again for the unchanged TOASTed values of toast = RESELECT listeners")
+			.tags("slot", this.slot, "group", this.group)
+			.register(registry);
 		this.transactions = Counter.builder("postlog.transactions")
 			.description("Transactions delivered to listeners")
 			.tags("slot", this.slot, "group", this.group)

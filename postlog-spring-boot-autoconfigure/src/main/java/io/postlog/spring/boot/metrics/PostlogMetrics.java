@@ -50,7 +50,8 @@ public class PostlogMetrics implements MeterBinder, PostlogListenerRegistry.Grou
 
 	@Override
 	public synchronized ConsumerListener observe(PostlogConsumerGroup group) {
-		GroupMeters meters = new GroupMeters(group.slotName(), group.displayName(), group.monitor());
+		GroupMeters meters = new GroupMeters(group.slotName(), group.displayName(), group.monitor(),
+				group.toastReselects());
 		MeterRegistry registry = this.registry;
 		if (registry != null) {
 			meters.bindTo(registry);

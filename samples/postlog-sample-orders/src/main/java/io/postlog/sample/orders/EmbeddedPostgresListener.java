@@ -55,6 +55,10 @@ class EmbeddedPostgresListener implements SmartApplicationListener {
 		if (environment.containsProperty("spring.datasource.url")) {
 			return;
 		}
+		if (Boolean.getBoolean("spring.aot.processing")) {
+			// process-aot only builds the bean definitions: no server, none left running.
+			return;
+		}
 		logger.info("No spring.datasource.url set: starting an embedded PostgreSQL");
 		EmbeddedPostgresServer server = EmbeddedPostgresServer.builder().shutdownHook(false).start();
 		this.server = server;

@@ -20,9 +20,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.beans.BeanUtils;
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepository;
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName.Form;
-import org.springframework.boot.json.JsonParserFactory;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -118,19 +120,16 @@ final class KnownPostlogProperties {
 	}
 
 	private static void read(URL url, ClassLoader loader, Set<Pattern> patterns) throws IOException {
-		String json;
+		ConfigurationMetadataRepository metadata;
 		try (InputStream in = url.openStream()) {
-			json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+			metadata = ConfigurationMetadataRepositoryJsonBuilder.create(StandardCharsets.UTF_8)
+				.withJsonResource(in)
+				.build();
 		}
-		Object properties = JsonParserFactory.getJsonParser().parseMap(json).get("properties");
-		if (!(properties instanceof List<?> list)) {
-			return;
-		}
-		for (Object item : list) {
-			if (item instanceof Map<?, ?> property && property.get("name") instanceof String name
-					&& name.startsWith("postlog.")) {
-				Object type = property.get("type");
-				add(Arrays.asList(name.split("\\.")), (type instanceof String text) ? text : null, loader, patterns);
+		for (ConfigurationMetadataProperty property : metadata.getAllProperties().values()) {
+			String name = property.getId();
+			if (name.startsWith("postlog.")) {
+				add(Arrays.asList(name.split("\\.")), property.getType(), loader, patterns);
 			}
 		}
 	}

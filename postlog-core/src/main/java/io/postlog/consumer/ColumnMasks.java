@@ -119,6 +119,19 @@ public final class ColumnMasks {
 				change.id());
 	}
 
+	/**
+	 * Masks a change before any subscription sees it; its routes stay those of the clear
+	 * key, so that a masked key keeps its order.
+	 * @param masks the masks, or {@code null} when none is set
+	 * @param arrived the change as it arrived
+	 * @return the masked change, or the same one when nothing of it is masked
+	 */
+	static Event.ChangeArrived apply(@Nullable ColumnMasks masks, Event.ChangeArrived arrived) {
+		Change masked = (masks != null) ? masks.apply(arrived.change()) : arrived.change();
+		return (masked == arrived.change()) ? arrived
+				: new Event.ChangeArrived(masked, arrived.route(), arrived.previousRoute(), arrived.bytes());
+	}
+
 	private @Nullable Row mask(@Nullable Row row, Map<String, Mask> columns) {
 		if (row == null) {
 			return null;

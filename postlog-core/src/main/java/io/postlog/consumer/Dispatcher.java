@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import io.postlog.Change;
@@ -95,27 +94,10 @@ final class Dispatcher {
 		this.stop = stop;
 		this.store = config.checkpointStore();
 		this.ledger = this.store.transactional() ? new FailureLedger() : null;
-		boolean buffering = false;
-		for (Subscription subscription : config.subscriptions()) {
-			AtomicBoolean interruptReported = new AtomicBoolean();
-			if (subscription.kind() == ListenerShape.Kind.CHANGE && subscription.concurrency() > 1) {
-				List<ListenerRunner> runners = new ArrayList<>();
-				for (int i = 0; i < subscription.concurrency(); i++) {
-					runners.add(new ListenerRunner(subscription, config.retryPolicy(), window, states,
-							config.listener(), stop, interruptReported, null, controls.get(subscription.id())));
-				}
-				long bytesPerLane = Math.max(1, config.readAheadBytes() / subscription.concurrency());
-				this.targets.add(new LaneTarget(new Lanes(subscription, runners, bytesPerLane, window, threads,
-						config.slotName(), stop, onLaneFailure)));
-			}
-			else {
-				ListenerRunner runner = new ListenerRunner(subscription, config.retryPolicy(), window, states,
-						config.listener(), stop, interruptReported, this.ledger, controls.get(subscription.id()));
-				this.targets.add(new SerialTarget(runner));
-				buffering |= subscription.kind() == ListenerShape.Kind.TRANSACTION;
-			}
-		}
-		this.buffering = buffering;
+		this.targets.addAll(Target.of(config, window, states, stop, threads, this.ledger, controls, onLaneFailure));
+		this.buffering = config.subscriptions()
+			.stream()
+			.anyMatch((subscription) -> subscription.kind() == ListenerShape.Kind.TRANSACTION);
 	}
 
 	boolean inTransaction() {
@@ -220,7 +202,7 @@ final class Dispatcher {
 		if (this.skipping || this.checkpointed) {
 			return;
 		}
-		Event.ChangeArrived arrived = masked(event);
+		Event.ChangeArrived arrived = ColumnMasks.apply(this.masks, event);
 		Change change = arrived.change();
 		if (change.table().equals(this.ignored) || this.heartbeats.consume(change)) {
 			this.ownChanges++;
@@ -240,7 +222,7 @@ final class Dispatcher {
 			nanos += target.change(arrived, entry());
 		}
 		this.handlerNanos += nanos;
-		notifyChange(change, nanos);
+		this.config.listener().changeDelivered(change, Duration.ofNanos(nanos));
 	}
 
 	private void message(LogicalMessage message) throws InterruptedException {
@@ -303,7 +285,7 @@ final class Dispatcher {
 		}
 		this.window.dispatched(entry, commit.endLsn());
 		if (commit.changeCount() > this.ownChanges) {
-			notifyTransaction(transaction, Duration.ofNanos(this.handlerNanos));
+			this.config.listener().transactionDelivered(transaction, Duration.ofNanos(this.handlerNanos));
 		}
 		end();
 		if (this.sinkOpen && (this.sinkEntries.size() >= this.config.checkpointBatch()
@@ -354,7 +336,7 @@ final class Dispatcher {
 			target.begin();
 		}
 		for (Event.ChangeArrived unmasked : rows) {
-			Event.ChangeArrived row = masked(unmasked);
+			Event.ChangeArrived row = ColumnMasks.apply(this.masks, unmasked);
 			long nanos = 0;
 			for (Target target : this.targets) {
 				nanos += target.snapshotChange(row, entry);
@@ -362,7 +344,7 @@ final class Dispatcher {
 			if (this.buffering) {
 				changes.add(row.change());
 			}
-			notifyChange(row.change(), nanos);
+			this.config.listener().changeDelivered(row.change(), Duration.ofNanos(nanos));
 		}
 		Transaction batch = new Transaction(0, consistentPoint, consistentPoint, snapshotTime, null, changes);
 		for (Target target : this.targets) {
@@ -506,27 +488,6 @@ final class Dispatcher {
 			throw new ReplicationConsumerException("The stream sent " + what + " outside a transaction");
 		}
 		return begin;
-	}
-
-	/**
-	 * Masks a change before any target sees it; routes stay those of the clear key, so
-	 * that a masked key keeps its order.
-	 */
-	private Event.ChangeArrived masked(Event.ChangeArrived arrived) {
-		if (this.masks == null) {
-			return arrived;
-		}
-		Change masked = this.masks.apply(arrived.change());
-		return (masked == arrived.change()) ? arrived
-				: new Event.ChangeArrived(masked, arrived.route(), arrived.previousRoute(), arrived.bytes());
-	}
-
-	private void notifyChange(Change change, long nanos) {
-		this.config.listener().changeDelivered(change, Duration.ofNanos(nanos));
-	}
-
-	private void notifyTransaction(Transaction transaction, Duration handlerTime) {
-		this.config.listener().transactionDelivered(transaction, handlerTime);
 	}
 
 }

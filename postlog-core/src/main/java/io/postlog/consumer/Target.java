@@ -1,9 +1,15 @@
 package io.postlog.consumer;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
 import io.postlog.Transaction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a subscription's share of the stream goes, with its progress.
@@ -14,6 +20,36 @@ abstract class Target {
 
 	Target(Subscription subscription) {
 		this.subscription = subscription;
+	}
+
+	/**
+	 * Makes the targets of a consumer's subscriptions: a change subscription with more
+	 * than one lane runs on {@link Lanes}, every other one in place on the delivery
+	 * thread.
+	 */
+	static List<Target> of(ConsumerConfig config, AckWindow window, ConsumerStates states, StopSignal stop,
+			ConsumerThreads threads, @Nullable FailureLedger ledger, SubscriptionControls controls,
+			Consumer<Throwable> onLaneFailure) {
+		List<Target> targets = new ArrayList<>();
+		for (Subscription subscription : config.subscriptions()) {
+			AtomicBoolean interruptReported = new AtomicBoolean();
+			SubscriptionControl control = controls.get(subscription.id());
+			if (subscription.kind() == ListenerShape.Kind.CHANGE && subscription.concurrency() > 1) {
+				List<ListenerRunner> runners = new ArrayList<>();
+				for (int i = 0; i < subscription.concurrency(); i++) {
+					runners.add(new ListenerRunner(subscription, config.retryPolicy(), window, states,
+							config.listener(), stop, interruptReported, null, control));
+				}
+				long bytesPerLane = Math.max(1, config.readAheadBytes() / subscription.concurrency());
+				targets.add(new LaneTarget(new Lanes(subscription, runners, bytesPerLane, window, threads,
+						config.slotName(), stop, onLaneFailure)));
+			}
+			else {
+				targets.add(new SerialTarget(new ListenerRunner(subscription, config.retryPolicy(), window, states,
+						config.listener(), stop, interruptReported, ledger, control)));
+			}
+		}
+		return targets;
 	}
 
 	void begin() {

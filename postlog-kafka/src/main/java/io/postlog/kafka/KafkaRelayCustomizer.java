@@ -1,7 +1,7 @@
 package io.postlog.kafka;
 
 /**
- * Customizes the {@link KafkaRelay.Builder} of the auto-configured relay before it is
+ * Customizes the {@link KafkaRelayBuilder} of the auto-configured relay before it is
  * built, for example to add listeners. Beans of this type are applied in order.
  */
 @FunctionalInterface
@@ -11,6 +11,6 @@ public interface KafkaRelayCustomizer {
 	 * Customizes the builder.
 	 * @param builder the builder, already configured from {@code postlog.kafka.*}
 	 */
-	void customize(KafkaRelay.Builder builder);
+	void customize(KafkaRelayBuilder builder);
 
 }

@@ -63,7 +63,7 @@ class KafkaRelayBrokerOutageIntegrationTests {
 			// Short client timeouts, so that the outage is noticed within seconds.
 			Map<String, Object> producer = Map.of("request.timeout.ms", 1500, "delivery.timeout.ms", 3000, "linger.ms",
 					5);
-			KafkaRelay.Builder builder = KafkaRelay.builder()
+			KafkaRelayBuilder builder = KafkaRelay.builder()
 				.consumer(ReplicationConsumer.builder()
 					.jdbcUrl(database.jdbcUrl(), database.username(), null)
 					.statusInterval(Duration.ofSeconds(1))

@@ -62,7 +62,7 @@ class KafkaRelayBuilderTests {
 		assertThat(relay.progress().records()).isZero();
 	}
 
-	private static KafkaRelay.Builder builder() {
+	private static KafkaRelayBuilder builder() {
 		return KafkaRelay.builder()
 			.consumer(ReplicationConsumer.builder().jdbcUrl("jdbc:postgresql://127.0.0.1:1/none", "nobody", null))
 			.dataSource(new PGSimpleDataSource())

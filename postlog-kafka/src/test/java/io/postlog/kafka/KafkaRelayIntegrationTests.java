@@ -169,11 +169,11 @@ class KafkaRelayIntegrationTests {
 		}
 	}
 
-	private static KafkaRelay relay(PostgresDatabase database, String slot, UnaryOperator<KafkaRelay.Builder> custom) {
+	private static KafkaRelay relay(PostgresDatabase database, String slot, UnaryOperator<KafkaRelayBuilder> custom) {
 		PGSimpleDataSource dataSource = new PGSimpleDataSource();
 		dataSource.setUrl(database.jdbcUrl());
 		dataSource.setUser(database.username());
-		KafkaRelay.Builder builder = KafkaRelay.builder()
+		KafkaRelayBuilder builder = KafkaRelay.builder()
 			.consumer(ReplicationConsumer.builder()
 				.jdbcUrl(database.jdbcUrl(), database.username(), null)
 				.statusInterval(Duration.ofSeconds(1))

@@ -98,12 +98,12 @@ class KafkaRelayValueFreeIntegrationTests {
 		assertThat(output.getAll()).contains("vf_big_relay").doesNotContain(SECRET);
 	}
 
-	private static KafkaRelay relay(PostgresDatabase database, String slot, UnaryOperator<KafkaRelay.Builder> custom,
+	private static KafkaRelay relay(PostgresDatabase database, String slot, UnaryOperator<KafkaRelayBuilder> custom,
 			Map<String, Object> producer) {
 		PGSimpleDataSource dataSource = new PGSimpleDataSource();
 		dataSource.setUrl(database.jdbcUrl());
 		dataSource.setUser(database.username());
-		KafkaRelay.Builder builder = KafkaRelay.builder()
+		KafkaRelayBuilder builder = KafkaRelay.builder()
 			.consumer(ReplicationConsumer.builder()
 				.jdbcUrl(database.jdbcUrl(), database.username(), null)
 				.statusInterval(Duration.ofSeconds(1))

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.postlog.TableId;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.kafka.KafkaRelay;
+import io.postlog.kafka.KafkaRelayBuilder;
 import io.postlog.kafka.KafkaRelayCustomizer;
 import io.postlog.kafka.PostlogKafkaRelay;
 import io.postlog.kafka.actuate.PostlogKafkaEndpointConsumer;
@@ -89,7 +90,7 @@ public final class PostlogKafkaAutoConfiguration {
 			.slotLifecycle(properties.getSlot().getLifecycle())
 			.publicationMode(properties.getPublication().getMode());
 		PostlogKafkaProperties.Outbox outbox = properties.getOutbox();
-		KafkaRelay.Builder builder = KafkaRelay.builder()
+		KafkaRelayBuilder builder = KafkaRelay.builder()
 			.consumer(consumer)
 			.dataSource(dataSource)
 			.slotName(properties.getSlot().getName())

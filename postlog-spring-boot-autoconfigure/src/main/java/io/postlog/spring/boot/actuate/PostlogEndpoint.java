@@ -72,45 +72,7 @@ public class PostlogEndpoint {
 	 * registry started
 	 */
 	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor) {
-		this(registry, monitor, null);
-	}
-
-	/**
-	 * Creates the endpoint.
-	 * @param registry the listener registry
-	 * @param monitor reads the slot and publication
-	 * @param streaming the consumer's and the server's spill, or {@code null}
-	 */
-	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
-			@Nullable PostlogStreamingMonitor streaming) {
-		this(registry, monitor, streaming, List.of());
-	}
-
-	/**
-	 * Creates the endpoint.
-	 * @param registry the listener registry
-	 * @param monitor reads the slot and publication
-	 * @param streaming the consumer's and the server's spill, or {@code null}
-	 * @param others consumers beside the groups, described after them
-	 */
-	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
-			@Nullable PostlogStreamingMonitor streaming, List<PostlogEndpointConsumer> others) {
-		this(registry, monitor, streaming, others, false);
-	}
-
-	/**
-	 * Creates the endpoint.
-	 * @param registry the listener registry
-	 * @param monitor reads the slot and publication
-	 * @param streaming the consumer's and the server's spill, or {@code null}
-	 * @param others consumers beside the groups, described after them
-	 * @param showExceptionMessages whether to show the messages of failures that are not
-	 * postlog's ({@code postlog.endpoint.show-exception-messages})
-	 */
-	public PostlogEndpoint(PostlogListenerRegistry registry, PostlogSlotMonitor monitor,
-			@Nullable PostlogStreamingMonitor streaming, List<PostlogEndpointConsumer> others,
-			boolean showExceptionMessages) {
-		this(registry, monitor, streaming, others, showExceptionMessages, null);
+		this(registry, monitor, null, List.of(), false, null);
 	}
 
 	/**
@@ -442,52 +404,6 @@ public class PostlogEndpoint {
 	 */
 	public record BackfillDescriptor(String id, String state, List<String> tables, long rowsDone, long rowsEstimated,
 			List<TableProgressDescriptor> progress, @Nullable String failure) {
-	}
-
-	/**
-	 * A listener request taken.
-	 *
-	 * @param id the listener's id
-	 * @param action what was asked
-	 * @param state the listener's state when it was asked (a request takes effect at the
-	 * next transaction, or once nothing is in flight)
-	 */
-	public record ListenerRequested(String id, String action, String state) implements OperationResponseBody {
-	}
-
-	/**
-	 * What a replay of a listener's dead letters did.
-	 *
-	 * @param id the listener's id
-	 * @param replayed dead letters the listener took, deleted from the table
-	 * @param remaining dead letters left, the one it failed on again first
-	 * @param failedChange the id of the change it failed on again, or {@code null}
-	 * @param failure the class of the exception it threw, or {@code null}
-	 */
-	public record DeadLettersReplayed(String id, int replayed, int remaining, @Nullable String failedChange,
-			@Nullable String failure) implements OperationResponseBody {
-
-	}
-
-	/**
-	 * A backfill just started.
-	 *
-	 * @param id its id, as {@code GET /actuator/postlog} shows it
-	 * @param group its consumer group
-	 * @param tables its tables
-	 */
-	public record BackfillStarted(String id, String group, List<String> tables) implements OperationResponseBody {
-	}
-
-	/**
-	 * A backfill refused because its group holds as many unfinished backfills as it may.
-	 *
-	 * @param refused why, and what to do
-	 * @param group the consumer group
-	 * @param maxQueued the most unfinished backfills the group holds
-	 * ({@code postlog.snapshot.max-queued-backfills})
-	 */
-	public record BackfillRefused(String refused, String group, int maxQueued) implements OperationResponseBody {
 	}
 
 	/**

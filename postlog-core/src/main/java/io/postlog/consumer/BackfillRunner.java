@@ -46,9 +46,6 @@ final class BackfillRunner implements Runnable {
 
 	private static final Logger logger = LoggerFactory.getLogger(BackfillRunner.class);
 
-	/** How long a chunk may take to come through the stream before it is redone. */
-	private static final Duration CHUNK_TIMEOUT = Duration.ofSeconds(60);
-
 	/** Chunks open at once: the next one is read while the last one is delivered. */
 	private static final int CHUNKS_IN_FLIGHT = 2;
 
@@ -62,7 +59,7 @@ final class BackfillRunner implements Runnable {
 
 	private final AckWindow ackWindow;
 
-	private final ConsumerStates states;
+	private final ChunkSettlement settlement;
 
 	private final Watermarks watermarks;
 
@@ -94,7 +91,7 @@ final class BackfillRunner implements Runnable {
 		this.settings = settings;
 		this.window = window;
 		this.ackWindow = ackWindow;
-		this.states = states;
+		this.settlement = new ChunkSettlement(states, ackWindow, () -> this.stopped);
 		this.watermarks = new Watermarks(serverVersion, settings.watermarkTable(), config.slotName());
 		this.store = new BackfillStore(settings.progressTable(), config.slotName());
 		this.reader = new BackfillReader(decoders, serverVersion);
@@ -345,8 +342,8 @@ final class BackfillRunner implements Runnable {
 					long settled = rows;
 					Runnable progress = () -> backfill.progressed(ordinal, settled + settledRows(inFlight), estimated,
 							false);
-					if (!awaitSettled(backfill, oldest.chunk, progress)) {
-						if (backfill.cancelRequested() || this.stopped || ended()) {
+					if (!this.settlement.awaitSettled(backfill, oldest.chunk, progress)) {
+						if (backfill.cancelRequested() || this.stopped || this.settlement.ended()) {
 							return false;
 						}
 						attempt++;
@@ -400,9 +397,7 @@ final class BackfillRunner implements Runnable {
 	private void abandon(ArrayDeque<InFlight> inFlight) throws InterruptedException {
 		for (InFlight read : inFlight) {
 			if (!read.chunk.abandon()) {
-				while (!read.chunk.awaitDelivered(50, TimeUnit.MILLISECONDS) && !this.stopped && !ended()) {
-					// Delivering: the delivery thread finishes it.
-				}
+				this.settlement.awaitDelivering(read.chunk);
 			}
 			this.window.close(read.chunk);
 		}
@@ -416,7 +411,7 @@ final class BackfillRunner implements Runnable {
 	 */
 	private @Nullable InFlight read(Backfill backfill, BackfillTable table, @Nullable ChunkRange range,
 			@Nullable List<String> after, int chunkNumber) throws InterruptedException {
-		if (!awaitStreaming(backfill)) {
+		if (!this.settlement.awaitStreaming(backfill)) {
 			return null;
 		}
 		String token = backfill.id() + "/" + chunkNumber + "/"
@@ -451,38 +446,6 @@ final class BackfillRunner implements Runnable {
 		}
 	}
 
-	/**
-	 * Waits until the window delivered the chunk and every subscription finished it,
-	 * reporting the rows finished meanwhile.
-	 * @param progress updates the backfill's rows done
-	 * @return {@code false} if it did not within the timeout (the chunk is dropped), or
-	 * the backfill was cancelled or the consumer stops
-	 */
-	private boolean awaitSettled(Backfill backfill, OpenChunk chunk, Runnable progress) throws InterruptedException {
-		long deadline = System.nanoTime() + CHUNK_TIMEOUT.toNanos();
-		boolean delivered = false;
-		while (!delivered) {
-			progress.run();
-			delivered = chunk.awaitDelivered(50, TimeUnit.MILLISECONDS);
-			if (!delivered
-					&& (this.stopped || backfill.cancelRequested() || ended() || System.nanoTime() - deadline > 0)) {
-				if (chunk.abandon()) {
-					return false;
-				}
-			}
-		}
-		for (int polls = 0; !this.ackWindow.settled(chunk.entries()); polls++) {
-			if (this.stopped || ended()) {
-				return false;
-			}
-			if (polls % 20 == 0) {
-				progress.run();
-			}
-			Thread.sleep(5);
-		}
-		return true;
-	}
-
 	/** The rows of the chunks in flight that every subscription finished. */
 	private long settledRows(ArrayDeque<InFlight> inFlight) {
 		long rows = 0;
@@ -490,28 +453,6 @@ final class BackfillRunner implements Runnable {
 			rows += read.chunk.settledRows(this.ackWindow);
 		}
 		return rows;
-	}
-
-	/** Waits while the stream does not run. */
-	private boolean awaitStreaming(Backfill backfill) throws InterruptedException {
-		while (true) {
-			if (this.stopped || backfill.cancelRequested()) {
-				return false;
-			}
-			ConsumerState state = this.states.get();
-			if (state == ConsumerState.RUNNING || state == ConsumerState.RETRYING) {
-				return true;
-			}
-			if (ended()) {
-				return false;
-			}
-			Thread.sleep(50);
-		}
-	}
-
-	private boolean ended() {
-		ConsumerState state = this.states.get();
-		return state == ConsumerState.FAILED || state == ConsumerState.STOPPED;
 	}
 
 	private void failed(Backfill backfill, RuntimeException cause) throws InterruptedException {

@@ -1,13 +1,11 @@
 package io.postlog.consumer;
 
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
 import io.postlog.Lsn;
 import io.postlog.ReplicationConsumerException;
 import io.postlog.admin.ConnectionLostException;
-import io.postlog.admin.PgErrors;
 import io.postlog.admin.SlotInUseException;
 import io.postlog.admin.SlotInfo;
 import io.postlog.consumer.spill.SpillLimitExceededException;
@@ -418,22 +416,7 @@ final class DeliveryContract implements Runnable {
 		if (this.stop.requested() && cause instanceof ListenerRunner.StopRequested) {
 			return;
 		}
-		if (cause instanceof HandlerFailedException) {
-			// Its handler's exception was logged with each failed attempt.
-			logger.error("Consumer of slot {} failed; the acknowledged position stays at {}: {}",
-					this.config.slotName(), this.window.acked(), Failures.describe(cause));
-		}
-		else {
-			// A server's error can quote row values (a DETAIL on a connection of the
-			// application's pool): its SQLState is logged, not its text.
-			SQLException server = PgErrors.serverError(cause);
-			String described = Failures.describe(cause);
-			if (server != null && !described.contains("SQLState " + PgErrors.sqlState(server))) {
-				described += " (" + PgErrors.describe(server) + ")";
-			}
-			logger.error("Consumer of slot {} failed; the acknowledged position stays at {}: {}",
-					this.config.slotName(), this.window.acked(), described, (server != null) ? null : cause);
-		}
+		ConsumerFailureLog.failed(this.config.slotName(), this.window.acked(), cause);
 		this.states.failed(cause);
 	}
 

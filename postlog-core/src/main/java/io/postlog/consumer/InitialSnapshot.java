@@ -3,11 +3,8 @@ package io.postlog.consumer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
@@ -167,11 +164,12 @@ final class InitialSnapshot {
 			this.states.snapshot();
 			ExportedSnapshot snapshot = export(handOff, replication);
 			try {
-				Chunks chunks = (record != null) ? new Chunks(record, handOff) : null;
+				ResumableChunks chunks = (record != null)
+						? new ResumableChunks(record, handOff, this.admin, this.window, slot) : null;
 				SnapshotResult result = deliver(snapshot, chunks);
 				if (chunks != null) {
 					this.admin.apply("Removing the chunks of slot " + slot + "'s snapshot", (connection) -> {
-						record.forget(connection, chunks.id);
+						record.forget(connection, chunks.id());
 						return null;
 					});
 				}
@@ -292,7 +290,8 @@ final class InitialSnapshot {
 		return resumable ? record : null;
 	}
 
-	private SnapshotResult deliver(ExportedSnapshot snapshot, @Nullable Chunks chunks) throws InterruptedException {
+	private SnapshotResult deliver(ExportedSnapshot snapshot, @Nullable ResumableChunks chunks)
+			throws InterruptedException {
 		List<TableId> tables = tables();
 		Lsn point = snapshot.consistentPoint();
 		this.consistentPoint = point;
@@ -372,71 +371,6 @@ final class InitialSnapshot {
 	}
 
 	/**
-	 * The chunk record of a resumable snapshot: recorded before the first row, each chunk
-	 * marked done once the window let go of its last batch, on the delivery thread.
-	 */
-	private final class Chunks {
-
-		private final SnapshotChunkRecord record;
-
-		private final SnapshotHandOff handOff;
-
-		private final String id = SnapshotChunkRecord.newId();
-
-		private final Map<ChunkRange, Integer> ordinals = new HashMap<>();
-
-		/** Chunks whose rows were all dispatched, with the entry of their last batch. */
-		private final ArrayDeque<Map.Entry<Integer, AckWindow.Entry>> settling = new ArrayDeque<>();
-
-		Chunks(SnapshotChunkRecord record, SnapshotHandOff handOff) {
-			this.record = record;
-			this.handOff = handOff;
-		}
-
-		void planned(List<ChunkRange> chunks) {
-			for (int i = 0; i < chunks.size(); i++) {
-				this.ordinals.put(chunks.get(i), i);
-			}
-			InitialSnapshot.this.admin.apply(
-					"Recording the chunks of slot " + InitialSnapshot.this.config.slotName() + "'s snapshot",
-					(connection) -> {
-						this.record.record(connection, this.id, chunks);
-						this.handOff.planned(connection);
-						return null;
-					});
-		}
-
-		void dispatched(ChunkRange chunk, AckWindow.@Nullable Entry last) {
-			Integer ordinal = this.ordinals.get(chunk);
-			if (ordinal != null && last != null) {
-				this.settling.add(Map.entry(ordinal, last));
-			}
-			save(false);
-		}
-
-		/** Marks done the chunks whose batches left the window (all, at the end). */
-		void save(boolean all) {
-			List<Integer> done = new ArrayList<>();
-			while (!this.settling.isEmpty()
-					&& (all || InitialSnapshot.this.window.settled(List.of(this.settling.peek().getValue())))) {
-				done.add(this.settling.poll().getKey());
-			}
-			if (done.isEmpty()) {
-				return;
-			}
-			InitialSnapshot.this.admin.apply(
-					"Recording the progress of slot " + InitialSnapshot.this.config.slotName() + "'s snapshot",
-					(connection) -> {
-						for (int ordinal : done) {
-							this.record.done(connection, this.id, ordinal);
-						}
-						return null;
-					});
-		}
-
-	}
-
-	/**
 	 * Gathers the rows the reader hands over into batches for the dispatcher, on the
 	 * delivery thread.
 	 */
@@ -446,13 +380,13 @@ final class InitialSnapshot {
 
 		private final Instant snapshotTime;
 
-		private final @Nullable Chunks chunks;
+		private final @Nullable ResumableChunks chunks;
 
 		private List<Event.ChangeArrived> rows = new ArrayList<>(InitialSnapshot.this.batchSize);
 
 		private AckWindow.@Nullable Entry last;
 
-		Batches(Lsn consistentPoint, Instant snapshotTime, @Nullable Chunks chunks) {
+		Batches(Lsn consistentPoint, Instant snapshotTime, @Nullable ResumableChunks chunks) {
 			this.consistentPoint = consistentPoint;
 			this.snapshotTime = snapshotTime;
 			this.chunks = chunks;

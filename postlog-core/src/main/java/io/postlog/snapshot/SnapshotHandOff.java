@@ -7,7 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.zip.CRC32;
 
 import io.postlog.TableId;
@@ -190,29 +189,8 @@ public final class SnapshotHandOff implements AutoCloseable {
 		if (this.decision != null) {
 			throw new IllegalStateException("The hand-off of slot '" + this.slotName + "' has decided already");
 		}
-		ReplicationAdmin replicationAdmin = new ReplicationAdmin(admin);
-		replicationAdmin.requireLogicalWalLevel();
-		Optional<SlotInfo> existing = replicationAdmin.slot(this.slotName);
-		Decision decision = switch (this.lifecycle) {
-			case EXISTING -> throw refusedForExistingSlot(this.slotName,
-					existing.orElseThrow(() -> new SlotNotFoundException(this.slotName, null)));
-			case TEMPORARY -> {
-				if (existing.isPresent() && !existing.get().temporary()) {
-					throw new SlotConflictException(
-							"A permanent replication slot '" + this.slotName
-									+ "' exists where a temporary one was asked for; use another slot name or drop it",
-							existing.get());
-				}
-				if (existing.isPresent()) {
-					throw new SlotInUseException(this.slotName, existing.get().activePid(), null);
-				}
-				yield new Decision(Action.SNAPSHOT, "temporary slot");
-			}
-			case CREATE_IF_MISSING, OWNED -> decidePermanent(admin, replicationAdmin, existing.orElse(null));
-		};
-		if (decision.action() == Action.SNAPSHOT && this.method == Method.COPY_TEMPORARY_SLOT) {
-			requireNoSnapshotSlot(replicationAdmin);
-		}
+		Decision decision = new HandOffDecider(this.slotName, this.lifecycle, this.markerTable, this.method)
+			.decide(admin);
 		this.decision = decision;
 		logger.info("Slot '{}': {} ({})", this.slotName, switch (decision.action()) {
 			case SNAPSHOT -> "taking an initial snapshot";
@@ -233,46 +211,6 @@ public final class SnapshotHandOff implements AutoCloseable {
 				+ "', but the slot exists already (confirmed at " + slot.confirmedFlushLsn()
 				+ "): there is no exported snapshot to hand over from. Use slot lifecycle create-if-missing"
 				+ " or owned, or snapshot mode never");
-	}
-
-	private Decision decidePermanent(Connection admin, ReplicationAdmin replicationAdmin, @Nullable SlotInfo slot) {
-		if (slot == null) {
-			return new Decision(Action.SNAPSHOT, "the slot does not exist yet");
-		}
-		String database = currentDatabase(admin);
-		if (!ReplicationAdmin.PLUGIN.equals(slot.plugin()) || !database.equals(slot.database())) {
-			throw new SlotPluginMismatchException(slot, ReplicationAdmin.PLUGIN, database);
-		}
-		SnapshotMarkers markers = new SnapshotMarkers(admin, this.markerTable);
-		String marker = markers.state(this.slotName).orElse(SnapshotMarkers.COMPLETE);
-		if (SnapshotMarkers.COMPLETE.equals(marker)) {
-			return new Decision(Action.STREAM, "the slot exists");
-		}
-		if (slot.active()) {
-			throw new SlotInUseException(this.slotName, slot.activePid(), null);
-		}
-		if (SnapshotMarkers.PLANNED.equals(marker) && this.method == Method.RESUMABLE) {
-			return new Decision(Action.RESUME, "an earlier snapshot of the slot was interrupted; the rows it did not"
-					+ " deliver are read as a backfill while the slot streams from its consistent point");
-		}
-		logger.warn("The initial snapshot of slot '{}' was interrupted before it completed (marker in {}); dropping"
-				+ " the slot to take a new snapshot", this.slotName, this.markerTable);
-		replicationAdmin.dropSlot(this.slotName);
-		markers.delete(this.slotName);
-		return new Decision(Action.SNAPSHOT, "an earlier snapshot of the slot was interrupted; slot dropped");
-	}
-
-	private void requireNoSnapshotSlot(ReplicationAdmin replicationAdmin) {
-		String snapshotSlot = snapshotSlotName(this.slotName);
-		Optional<SlotInfo> inTheWay = replicationAdmin.slot(snapshotSlot);
-		if (inTheWay.isPresent() && !inTheWay.get().temporary()) {
-			throw new SlotConflictException("Replication slot '" + snapshotSlot + "', the name postlog gives the"
-					+ " temporary slot of slot '" + this.slotName + "'s snapshot, exists as a permanent slot;"
-					+ " drop it or use another slot name", inTheWay.get());
-		}
-		if (inTheWay.isPresent()) {
-			throw new SlotInUseException(snapshotSlot, inTheWay.get().activePid(), null);
-		}
 	}
 
 	/**
@@ -470,18 +408,6 @@ public final class SnapshotHandOff implements AutoCloseable {
 
 	private static SlotInfo requireSlot(ReplicationAdmin admin, String slotName) {
 		return admin.slot(slotName).orElseThrow(() -> new SlotNotFoundException(slotName, null));
-	}
-
-	private static String currentDatabase(Connection admin) {
-		try (Statement statement = admin.createStatement();
-				ResultSet row = statement.executeQuery("SELECT current_database()")) {
-			row.next();
-			return row.getString(1);
-		}
-		catch (SQLException ex) {
-			throw new SnapshotException("Could not read the database name (SQLState " + PgErrors.sqlState(ex) + ")",
-					ex);
-		}
 	}
 
 	private static void closeQuietly(Connection connection) {

@@ -2,15 +2,11 @@ package io.postlog.spring;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import javax.sql.DataSource;
 
-import io.postlog.PostlogException;
 import io.postlog.TableId;
 import io.postlog.admin.PublicationMode;
 import io.postlog.decoder.LogicalDecoder;
@@ -261,10 +257,10 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 			this.running = true;
 			return;
 		}
-		requireDistinctIds();
+		ListenerEndpoints.requireDistinctIds(this.endpoints);
 		publishReadiness(ReadinessState.REFUSING_TRAFFIC);
 		List<PostlogConsumerGroup> started = new ArrayList<>();
-		Map<String, List<ListenerEndpoint>> byGroup = endpointsByGroup();
+		Map<String, List<ListenerEndpoint>> byGroup = ListenerEndpoints.byGroup(this.endpoints);
 		this.readiness.expect(byGroup.size());
 		try {
 			for (Map.Entry<String, List<ListenerEndpoint>> entry : byGroup.entrySet()) {
@@ -283,7 +279,7 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 	}
 
 	private PostlogConsumerGroup startGroup(String name, List<ListenerEndpoint> endpoints) {
-		GroupPlan plan = this.setup.prepare(name, tables(endpoints));
+		GroupPlan plan = this.setup.prepare(name, ListenerEndpoints.tables(endpoints));
 		PostlogConsumerGroup group = new PostlogConsumerGroup(name, plan.monitor(), endpoints, this::publish);
 		if (plan.catalog() != null) {
 			new ListenerStartupChecks(plan.catalog()).check(group, plan);
@@ -329,43 +325,6 @@ public final class PostlogListenerRegistry implements SmartLifecycle, Applicatio
 		// The slot and publication exist now: a reading taken before is out of date.
 		plan.monitor().changed();
 		return group;
-	}
-
-	private void requireDistinctIds() {
-		Set<String> ids = new LinkedHashSet<>();
-		for (ListenerEndpoint endpoint : this.endpoints) {
-			if (!ids.add(endpoint.id())) {
-				throw new PostlogException("Two postlog listeners have the id '" + endpoint.id()
-						+ "'; give them distinct ids with @PgChangeListener(id = ...)");
-			}
-		}
-	}
-
-	private Map<String, List<ListenerEndpoint>> endpointsByGroup() {
-		Map<String, List<ListenerEndpoint>> groups = new LinkedHashMap<>();
-		groups.put(PostlogConsumerGroup.DEFAULT, new ArrayList<>());
-		for (ListenerEndpoint endpoint : this.endpoints) {
-			groups.computeIfAbsent(endpoint.group(), (name) -> new ArrayList<>()).add(endpoint);
-		}
-		groups.values().removeIf(List::isEmpty);
-		return groups;
-	}
-
-	/**
-	 * Returns the tables the change listeners of a group name, empty if any of them takes
-	 * every published table.
-	 */
-	private static List<TableId> tables(List<ListenerEndpoint> endpoints) {
-		Set<TableId> tables = new LinkedHashSet<>();
-		for (ListenerEndpoint endpoint : endpoints) {
-			if (endpoint.shape().readsRows()) {
-				if (endpoint.tables().isEmpty()) {
-					return List.of();
-				}
-				tables.addAll(endpoint.tables());
-			}
-		}
-		return List.copyOf(tables);
 	}
 
 	@Override

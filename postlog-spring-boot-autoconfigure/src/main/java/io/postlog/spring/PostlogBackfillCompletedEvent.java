@@ -1,10 +1,6 @@
 package io.postlog.spring;
 
-import java.util.Objects;
-
 import io.postlog.consumer.Backfill;
-
-import org.springframework.context.ApplicationEvent;
 
 /**
  * Published when a consumer group's backfill completed: every listener finished every row
@@ -13,13 +9,9 @@ import org.springframework.context.ApplicationEvent;
  * its {@link Backfill#state()} says so. Immutable but for the {@link Backfill} it
  * carries.
  */
-public class PostlogBackfillCompletedEvent extends ApplicationEvent {
+public class PostlogBackfillCompletedEvent extends PostlogBackfillEvent {
 
 	private static final long serialVersionUID = 1L;
-
-	private final String group;
-
-	private final transient Backfill backfill;
 
 	/**
 	 * Creates an event.
@@ -28,25 +20,7 @@ public class PostlogBackfillCompletedEvent extends ApplicationEvent {
 	 * @param backfill the backfill
 	 */
 	public PostlogBackfillCompletedEvent(Object source, String group, Backfill backfill) {
-		super(source);
-		this.group = Objects.requireNonNull(group, "group");
-		this.backfill = Objects.requireNonNull(backfill, "backfill");
-	}
-
-	/**
-	 * Returns the group's name.
-	 * @return the name, empty for the default group
-	 */
-	public String group() {
-		return this.group;
-	}
-
-	/**
-	 * Returns the backfill: its id, tables, state and progress.
-	 * @return the backfill
-	 */
-	public Backfill backfill() {
-		return this.backfill;
+		super(source, group, backfill);
 	}
 
 }

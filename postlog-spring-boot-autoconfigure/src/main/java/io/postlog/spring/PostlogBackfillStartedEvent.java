@@ -1,10 +1,6 @@
 package io.postlog.spring;
 
-import java.util.Objects;
-
 import io.postlog.consumer.Backfill;
-
-import org.springframework.context.ApplicationEvent;
 
 /**
  * Published when a consumer group's backfill begins, or resumes after a restart (also the
@@ -15,13 +11,9 @@ import org.springframework.context.ApplicationEvent;
  * failed or was cancelled) is one of its rows. Immutable but for the live
  * {@link Backfill} it carries.
  */
-public class PostlogBackfillStartedEvent extends ApplicationEvent {
+public class PostlogBackfillStartedEvent extends PostlogBackfillEvent {
 
 	private static final long serialVersionUID = 1L;
-
-	private final String group;
-
-	private final transient Backfill backfill;
 
 	/**
 	 * Creates an event.
@@ -30,25 +22,7 @@ public class PostlogBackfillStartedEvent extends ApplicationEvent {
 	 * @param backfill the backfill
 	 */
 	public PostlogBackfillStartedEvent(Object source, String group, Backfill backfill) {
-		super(source);
-		this.group = Objects.requireNonNull(group, "group");
-		this.backfill = Objects.requireNonNull(backfill, "backfill");
-	}
-
-	/**
-	 * Returns the group's name.
-	 * @return the name, empty for the default group
-	 */
-	public String group() {
-		return this.group;
-	}
-
-	/**
-	 * Returns the backfill: its id, tables, state and progress.
-	 * @return the backfill
-	 */
-	public Backfill backfill() {
-		return this.backfill;
+		super(source, group, backfill);
 	}
 
 }

@@ -21,7 +21,9 @@ import javax.crypto.spec.SecretKeySpec;
 import io.postlog.Change;
 import io.postlog.Operation;
 import io.postlog.ReplicationConsumerException;
+import io.postlog.consumer.Backfill;
 import io.postlog.consumer.ColumnMasks;
+import io.postlog.consumer.SnapshotProgress;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.AfterEach;
@@ -75,6 +77,11 @@ class MaskingApplicationIntegrationTests {
 				"postlog.mask.mk_people.email=redact", "postlog.mask.mk_people.notes=null", "postlog.mask-key=" + KEY,
 				"postlog.listener.error-handler=dead-letter", "postlog.retry.initial-interval=20ms",
 				"postlog.retry.max-attempts=2", "postlog.endpoint.show-exception-messages=true")) {
+			// Written once the snapshot is handed over, so that they arrive as stream
+			// changes
+			// (a row written while its chunk is read arrives as that chunk's SNAPSHOT
+			// row).
+			await().atMost(Duration.ofSeconds(60)).until(() -> snapshotHandedOver(context));
 			database.execute("UPDATE mk_people SET name = 'Anna' WHERE id = 1",
 					"INSERT INTO mk_people VALUES (2, 'Bob', '" + SSN + "', '" + EMAIL + "', '" + NOTES + "')",
 					"INSERT INTO mk_people VALUES (3, 'Cy', NULL, NULL, NULL)");
@@ -168,6 +175,19 @@ class MaskingApplicationIntegrationTests {
 			}
 		}
 
+	}
+
+	private static boolean snapshotHandedOver(ConfigurableApplicationContext context) {
+		for (PostlogConsumerGroup group : context.getBean(PostlogListenerRegistry.class).groups()) {
+			SnapshotProgress snapshot = group.snapshot();
+			if (snapshot == null || !snapshot.complete()
+					|| group.backfills()
+						.stream()
+						.anyMatch((backfill) -> backfill.state() != Backfill.State.COMPLETED)) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 }

@@ -21,7 +21,7 @@ class TraceMessagesTests {
 	void headersAreKeptByTransactionId() {
 		TraceMessages traces = new TraceMessages();
 		traces.accept(message("postlog.trace", "traceparent: " + TRACEPARENT + "\ntracestate: a=b\nxid: 742", true));
-		assertThat(traces.of(742)).containsExactly(java.util.Map.entry("traceparent", TRACEPARENT),
+		assertThat(traces.of(742)).containsOnly(java.util.Map.entry("traceparent", TRACEPARENT),
 				java.util.Map.entry("tracestate", "a=b"));
 		assertThat(traces.of(743)).isEmpty();
 	}

@@ -78,9 +78,9 @@ class KafkaRelayFormatsIntegrationTests {
 		List<ConsumerRecord<byte[], byte[]>> records;
 		try (ConfigurableApplicationContext context = application.run()) {
 			writeAccounts(database, "accounts");
-			records = broker.readAll("debezium.accounts", 5, Duration.ofSeconds(60));
+			records = broker.readAll("debezium.accounts", expectedRecords(database), Duration.ofSeconds(60));
 		}
-		assertThat(records).hasSize(5);
+		assertThat(records).hasSize(expectedRecords(database));
 		List<RowData> rows = new ArrayList<>();
 		DebeziumJsonDeserializationSchema flink = new DebeziumJsonDeserializationSchema(ACCOUNT, List.of(),
 				TypeInformation.of(RowData.class), false, false, TimestampFormat.ISO_8601);
@@ -109,7 +109,8 @@ class KafkaRelayFormatsIntegrationTests {
 			assertThat(source.get("txId").longValue()).isPositive();
 			assertThat(source.get("ts_ms").longValue()).isPositive();
 		}
-		assertThat(ops).containsExactly("c", "c", "u", "d", "t");
+		assertThat(ops)
+			.containsExactlyElementsOf(List.of("c", "c", "u", "d", "t").subList(0, expectedRecords(database)));
 	}
 
 	@Test
@@ -123,8 +124,9 @@ class KafkaRelayFormatsIntegrationTests {
 		try {
 			writeAccounts(database, "ce_accounts");
 			for (String topic : List.of("relay_ce_binary.ce_accounts", "relay_ce_structured.ce_accounts")) {
-				List<ConsumerRecord<byte[], byte[]>> records = broker.readAll(topic, 5, Duration.ofSeconds(60));
-				assertThat(records).as(topic).hasSize(5);
+				List<ConsumerRecord<byte[], byte[]>> records = broker.readAll(topic, expectedRecords(database),
+						Duration.ofSeconds(60));
+				assertThat(records).as(topic).hasSize(expectedRecords(database));
 				List<String> types = new ArrayList<>();
 				try (CloudEventDeserializer deserializer = new CloudEventDeserializer()) {
 					for (ConsumerRecord<byte[], byte[]> record : records) {
@@ -139,14 +141,24 @@ class KafkaRelayFormatsIntegrationTests {
 					}
 				}
 				assertThat(types).as(topic)
-					.containsExactly("io.postlog.change.insert", "io.postlog.change.insert", "io.postlog.change.update",
-							"io.postlog.change.delete", "io.postlog.change.truncate");
+					.containsExactlyElementsOf(List
+						.of("io.postlog.change.insert", "io.postlog.change.insert", "io.postlog.change.update",
+								"io.postlog.change.delete", "io.postlog.change.truncate")
+						.subList(0, expectedRecords(database)));
 			}
 		}
 		finally {
 			binary.stop();
 			structured.stop();
 		}
+	}
+
+	/**
+	 * Returns how many records {@link #writeAccounts} makes: pgoutput sends TRUNCATE from
+	 * PostgreSQL 11.
+	 */
+	private static int expectedRecords(PostgresDatabase database) {
+		return (database.serverVersion() >= 110000) ? 5 : 4;
 	}
 
 	private static void createAccounts(PostgresDatabase database, String table) throws Exception {

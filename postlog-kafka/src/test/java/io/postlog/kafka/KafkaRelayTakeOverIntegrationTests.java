@@ -92,7 +92,9 @@ class KafkaRelayTakeOverIntegrationTests {
 			io.postlog.Lsn caughtUp = KafkaRelayIntegrationTests.currentLsnOf(database);
 			await().atMost(Duration.ofSeconds(60)).until(() -> !first.ackedLsn().isBefore(caughtUp));
 			terminateWalsender(database);
-			await().atMost(Duration.ofSeconds(60)).until(() -> second.state() == ConsumerState.RUNNING);
+			// A liveness bound, generous for a loaded CI machine (it took over a minute
+			// there).
+			await().atMost(Duration.ofSeconds(180)).until(() -> second.state() == ConsumerState.RUNNING);
 			paused.set(false);
 			await().atMost(Duration.ofSeconds(60)).until(() -> second.progress().transactions() > 0);
 			assertThat(first.state()).isIn(ConsumerState.STANDBY, ConsumerState.RETRYING);

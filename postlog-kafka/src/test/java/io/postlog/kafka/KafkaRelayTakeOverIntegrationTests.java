@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import io.postlog.TableId;
 import io.postlog.consumer.ConsumerState;
+import io.postlog.consumer.ReconnectPolicy;
 import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.consumer.RetryPolicy;
 import io.postlog.test.PostgresDatabase;
@@ -92,9 +93,7 @@ class KafkaRelayTakeOverIntegrationTests {
 			io.postlog.Lsn caughtUp = KafkaRelayIntegrationTests.currentLsnOf(database);
 			await().atMost(Duration.ofSeconds(60)).until(() -> !first.ackedLsn().isBefore(caughtUp));
 			terminateWalsender(database);
-			// A liveness bound, generous for a loaded CI machine (it took over a minute
-			// there).
-			await().atMost(Duration.ofSeconds(180)).until(() -> second.state() == ConsumerState.RUNNING);
+			await().atMost(Duration.ofSeconds(60)).until(() -> second.state() == ConsumerState.RUNNING);
 			paused.set(false);
 			await().atMost(Duration.ofSeconds(60)).until(() -> second.progress().transactions() > 0);
 			assertThat(first.state()).isIn(ConsumerState.STANDBY, ConsumerState.RETRYING);
@@ -146,7 +145,8 @@ class KafkaRelayTakeOverIntegrationTests {
 			.consumer(ReplicationConsumer.builder()
 				.jdbcUrl(database.jdbcUrl(), database.username(), null)
 				.statusInterval(Duration.ofSeconds(1))
-				.retryPolicy(new RetryPolicy(backOff, 1, backOff, -1)))
+				.retryPolicy(new RetryPolicy(backOff, 1, backOff, -1))
+				.reconnectPolicy(new ReconnectPolicy(backOff, 1, backOff)))
 			.dataSource(dataSource)
 			.slotName("takeover")
 			.publicationName("takeover")

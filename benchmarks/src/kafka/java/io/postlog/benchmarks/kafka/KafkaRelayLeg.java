@@ -19,13 +19,15 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The Kafka relay of a Spring Boot application ({@code postlog.kafka.enabled=true}) on an
  * existing slot and publication, relaying {@code bench_rows} to an embedded KRaft broker
- * in the same JVM (topic {@code public.bench_rows}, 3 partitions); a {@code read_committed}
- * consumer thread counts the records, so the leg's rate is from the first record a
- * consumer can read to the last. Arguments: {@code url= user= slot= publication=
- * expected= timeout=600 format=postlog leg=kafka-relay}; {@code format} is
- * {@code postlog.kafka.format} ({@code postlog}, {@code debezium} or {@code cloudevents},
- * in its default binary mode). The reader checks that every record is in that form, and
- * the leg fails when one is not.
+ * in the same JVM (topic {@code public.bench_rows}, 3 partitions); a
+ * {@code read_committed} consumer thread counts the records, so the leg's rate is from
+ * the first record a consumer can read to the last. The relay writes the form
+ * {@code postlog.kafka.format} names ({@code postlog}, {@code debezium} or
+ * {@code cloudevents}, in its default binary mode); the reader checks that every record
+ * is in that form, and the leg fails when one is not. Arguments: {@code url},
+ * {@code user}, {@code slot}, {@code publication}, {@code expected}, {@code timeout}
+ * (600), {@code format} ({@code postlog}) and {@code leg} ({@code kafka-relay}), each as
+ * {@code key=value}.
  */
 public final class KafkaRelayLeg {
 
@@ -35,8 +37,8 @@ public final class KafkaRelayLeg {
 	public static void main(String[] args) throws Exception {
 		String format = Tally.arg(args, "format", "postlog");
 		Predicate<ConsumerRecord<byte[], byte[]>> inForm = form(format);
-		Tally tally = new Tally(Tally.arg(args, "leg", "kafka-relay"), Long.parseLong(Tally.arg(args, "expected", null)),
-				false);
+		Tally tally = new Tally(Tally.arg(args, "leg", "kafka-relay"),
+				Long.parseLong(Tally.arg(args, "expected", null)), false);
 		AtomicLong misformed = new AtomicLong();
 		try (BenchBroker broker = BenchBroker.start()) {
 			broker.topic("public.bench_rows", 3);
@@ -82,8 +84,8 @@ public final class KafkaRelayLeg {
 
 	/**
 	 * Returns whether a record is in a format's form: postlog's change JSON begins with
-	 * {@code op}, Debezium's envelope with {@code before}, a binary-mode CloudEvent has
-	 * a {@code ce_id} header.
+	 * {@code op}, Debezium's envelope with {@code before}, a binary-mode CloudEvent has a
+	 * {@code ce_id} header.
 	 */
 	private static Predicate<ConsumerRecord<byte[], byte[]>> form(String format) {
 		return switch (format) {

@@ -116,6 +116,9 @@ final class DeliverySession {
 		this.schemas = config.wantsSchemaChanges() ? new SchemaTracker((admin != null) ? (relation) -> admin.apply(
 				"Reading relation OID " + Integer.toUnsignedString(relation.relationId()) + " from the catalog",
 				(connection) -> SchemaCatalog.query(connection, relation)) : null) : null;
+		if (this.schemas != null) {
+			this.schemas.prunedBy(window::acked);
+		}
 		if (this.schemas != null && config.ddlEvents()) {
 			this.schemas.withDdlEvents();
 		}
@@ -174,6 +177,11 @@ final class DeliverySession {
 	@Nullable Throwable run(LogicalStream stream) {
 		HandOff<Event> handOff = new HandOff<>(this.config.readAheadEvents(), this.config.readAheadBytes(),
 				Event::bytes);
+		if (this.schemas != null) {
+			// The stream sends again what was not acknowledged: so are its schema
+			// changes.
+			this.schemas.rewind(this.window.acked());
+		}
 		StreamReader streamReader = new StreamReader(this.config.slotName(), stream, assembler(), handOff, this.window,
 				this.config.statusInterval());
 		this.reader = streamReader;

@@ -1,9 +1,13 @@
 package io.postlog.schema;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import io.postlog.Lsn;
 import io.postlog.PostlogException;
@@ -23,9 +27,18 @@ import org.slf4j.LoggerFactory;
  * {@code ANALYZE}), so only these messages cost work here, never a row: each one reads
  * the catalog once (attribute numbers, nullability, type names), which tells renames from
  * drops plus adds exactly while the table exists. The first Relation message of a table
- * is its starting shape and yields nothing; a Relation message in a transaction before
- * the one the current shape was learnt in (a transaction sent again after a reconnect)
- * changes nothing. Not thread-safe: the reader thread's, across the consumer's sessions.
+ * is its starting shape and yields nothing.
+ * <p>
+ * Each table keeps a short history of the shapes it took, by the commit LSN they were
+ * learnt at: the newest one at or before the acknowledged position and every later one
+ * (older ones are pruned whenever a table's shape changes or a session starts). A session
+ * that streams again from a position first calls {@link #rewind(Lsn)}, which goes back to
+ * the shapes in force there, so a transaction sent again yields the same schema changes
+ * again (same kind, shapes and commit LSN), in the same place: at-least-once holds for
+ * schema changes as it does for rows. A Relation message in a transaction before the one
+ * the current shape was learnt in changes nothing. The history lives in memory: after a
+ * process restart the first Relation message of a table is its starting shape again. Not
+ * thread-safe: the reader thread's, across the consumer's sessions.
  */
 public final class SchemaTracker {
 
@@ -33,7 +46,11 @@ public final class SchemaTracker {
 
 	private final @Nullable SchemaCatalog catalog;
 
-	private final Map<Integer, TrackedShape> shapes = new HashMap<>();
+	/** Each table's shapes, oldest first; a {@code null} shape marks a dropped table. */
+	private final Map<Integer, Deque<Learnt>> shapes = new HashMap<>();
+
+	/** The acknowledged position, below which one shape per table is enough. */
+	private Supplier<Lsn> acknowledged = () -> Lsn.INVALID;
 
 	/** Whether DDL messages are the source of nullability (and of every exact step). */
 	private boolean ddlEvents;
@@ -48,6 +65,48 @@ public final class SchemaTracker {
 	}
 
 	/**
+	 * Prunes each table's history by the acknowledged position as it moves: of the shapes
+	 * learnt before it only the newest is kept.
+	 * @param acknowledged the acknowledged position, read whenever a shape changes
+	 * @return this tracker
+	 */
+	public SchemaTracker prunedBy(Supplier<Lsn> acknowledged) {
+		this.acknowledged = acknowledged;
+		return this;
+	}
+
+	/**
+	 * Goes back to the shapes in force at a position, before a session streams again from
+	 * it: what was learnt in a transaction at or after it is forgotten (a table first
+	 * seen there is unknown again), and the history before it is pruned to its newest
+	 * shape. Shapes learnt outside a transaction are kept.
+	 * @param from the position the stream resumes at: every transaction the session
+	 * delivers commits at or after it
+	 */
+	public void rewind(Lsn from) {
+		Iterator<Deque<Learnt>> tables = this.shapes.values().iterator();
+		while (tables.hasNext()) {
+			Deque<Learnt> history = tables.next();
+			while (!history.isEmpty() && !learntBefore(history.peekLast(), from)) {
+				history.removeLast();
+			}
+			prune(history, from);
+			if (history.isEmpty() || (history.size() == 1 && history.peekFirst().shape() == null)) {
+				tables.remove();
+			}
+		}
+	}
+
+	/**
+	 * Returns how many shapes the tracker keeps, across tables (dropped tables count
+	 * once): what a history costs.
+	 * @return the count
+	 */
+	int kept() {
+		return this.shapes.values().stream().mapToInt(Deque::size).sum();
+	}
+
+	/**
 	 * Takes one Relation message.
 	 * @param relation the message
 	 * @param commitLsn the commit LSN of the transaction it came in, or {@code null}
@@ -55,16 +114,18 @@ public final class SchemaTracker {
 	 * @return the schema changes it reveals, in order; empty when the shape is the same
 	 */
 	public List<SchemaChange> relation(PgOutputMessage.Relation relation, @Nullable Lsn commitLsn) {
-		TrackedShape known = this.shapes.get(relation.relationId());
-		if (known != null && commitLsn != null && known.lsn() != null && commitLsn.isBefore(known.lsn())) {
+		Learnt last = last(relation.relationId());
+		if (last != null && commitLsn != null && last.lsn() != null && commitLsn.isBefore(last.lsn())) {
 			return List.of();
 		}
+		TrackedShape known = (last != null) ? last.shape() : null;
 		TrackedShape next = read(relation, commitLsn);
-		this.shapes.put(relation.relationId(), next);
 		if (known == null || commitLsn == null) {
+			learn(relation.relationId(), next, commitLsn, true);
 			return List.of();
 		}
 		List<SchemaChange> steps = SchemaDiff.steps(known, next, commitLsn);
+		learn(relation.relationId(), next, commitLsn, !steps.isEmpty());
 		if (!steps.isEmpty() && logger.isDebugEnabled()) {
 			logger.debug("Relation {} ({}) changed shape at commit LSN {}: {}",
 					Integer.toUnsignedString(relation.relationId()), next.schema().table(), commitLsn,
@@ -101,12 +162,15 @@ public final class SchemaTracker {
 		String tag = fields.get(0);
 		int relationId = (int) Long.parseLong(fields.get(1));
 		TableId table = new TableId(fields.get(2), fields.get(3));
-		TrackedShape known = this.shapes.get(relationId);
-		if (known != null && known.lsn() != null && commitLsn.isBefore(known.lsn())) {
+		Learnt last = last(relationId);
+		if (last != null && last.lsn() != null && commitLsn.isBefore(last.lsn())) {
 			return List.of();
 		}
+		TrackedShape known = (last != null) ? last.shape() : null;
 		if ("DROP TABLE".equals(tag)) {
-			this.shapes.remove(relationId);
+			if (known != null) {
+				learn(relationId, null, commitLsn, true);
+			}
 			return (known != null) ? List.of(new SchemaChange(known.schema().table(), SchemaChange.Kind.DROP_TABLE,
 					known.schema(), null, commitLsn)) : List.of();
 		}
@@ -124,13 +188,61 @@ public final class SchemaTracker {
 					fields.get(at + 4), !"true".equals(fields.get(at + 5)), "true".equals(fields.get(at + 6))));
 		}
 		TrackedShape next = new TrackedShape(new TableSchema(table, columns), attnums, modifiers, exact, commitLsn);
-		this.shapes.put(relationId, next);
 		if (known == null) {
+			learn(relationId, next, commitLsn, true);
 			return "CREATE TABLE".equals(tag)
 					? List.of(new SchemaChange(table, SchemaChange.Kind.CREATE_TABLE, null, next.schema(), commitLsn))
 					: List.of();
 		}
-		return SchemaDiff.steps(known, next, commitLsn);
+		List<SchemaChange> steps = SchemaDiff.steps(known, next, commitLsn);
+		learn(relationId, next, commitLsn, !steps.isEmpty());
+		return steps;
+	}
+
+	private @Nullable Learnt last(int relationId) {
+		Deque<Learnt> history = this.shapes.get(relationId);
+		return (history != null) ? history.peekLast() : null;
+	}
+
+	/**
+	 * Records a table's shape. A shape that changed nothing replaces the last one but
+	 * keeps its position, so that going back to a position after it still finds it; one
+	 * learnt outside a transaction starts the history again.
+	 */
+	private void learn(int relationId, @Nullable TrackedShape shape, @Nullable Lsn lsn, boolean changed) {
+		Deque<Learnt> history = this.shapes.computeIfAbsent(relationId, (id) -> new ArrayDeque<>(2));
+		if (lsn == null) {
+			history.clear();
+		}
+		Learnt last = history.peekLast();
+		if (!changed && last != null) {
+			history.removeLast();
+			history.addLast(new Learnt(shape, last.lsn()));
+			return;
+		}
+		history.addLast(new Learnt(shape, lsn));
+		prune(history, this.acknowledged.get());
+		if (history.size() == 1 && shape == null) {
+			// Dropped before the acknowledged position: as good as never seen.
+			this.shapes.remove(relationId);
+		}
+	}
+
+	/** Keeps, of the shapes learnt before a position, only the newest. */
+	private static void prune(Deque<Learnt> history, Lsn position) {
+		while (history.size() > 1) {
+			Iterator<Learnt> oldest = history.iterator();
+			oldest.next();
+			if (!learntBefore(oldest.next(), position)) {
+				return;
+			}
+			history.removeFirst();
+		}
+	}
+
+	/** Whether a shape was learnt before a position, or outside a transaction. */
+	private static boolean learntBefore(Learnt learnt, Lsn position) {
+		return learnt.lsn() == null || learnt.lsn().isBefore(position);
 	}
 
 	private TrackedShape read(PgOutputMessage.Relation relation, @Nullable Lsn commitLsn) {
@@ -160,6 +272,15 @@ public final class SchemaTracker {
 		}
 		TableId table = new TableId(relation.namespace(), relation.relationName());
 		return new TrackedShape(new TableSchema(table, schema), attnums, modifiers, nullabilityKnown, commitLsn);
+	}
+
+	/**
+	 * A shape a table took.
+	 *
+	 * @param shape the shape, {@code null} once the table was dropped
+	 * @param lsn the commit LSN it was learnt at, {@code null} outside a transaction
+	 */
+	private record Learnt(@Nullable TrackedShape shape, @Nullable Lsn lsn) {
 	}
 
 }

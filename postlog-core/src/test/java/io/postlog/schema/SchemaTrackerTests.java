@@ -1,7 +1,9 @@
 package io.postlog.schema;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import io.postlog.Lsn;
 import io.postlog.SchemaChange;
@@ -18,6 +20,10 @@ class SchemaTrackerTests {
 	private static final Lsn FIRST = Lsn.parse("0/100");
 
 	private static final Lsn SECOND = Lsn.parse("0/200");
+
+	private static final Lsn THIRD = Lsn.parse("0/300");
+
+	private static final Lsn FOURTH = Lsn.parse("0/400");
 
 	@Test
 	void firstRelationOfATableIsItsStartingShape() {
@@ -77,6 +83,120 @@ class SchemaTrackerTests {
 		assertThat(kinds(changes)).containsExactly(Kind.RENAME_TABLE, Kind.ALTER_KEY);
 		assertThat(changes.get(1).after().columns()).extracting("key").containsExactly(true, true);
 		assertThat(changes).allMatch((change) -> change.commitLsn().equals(SECOND));
+	}
+
+	@Test
+	void aTransactionSentAgainAfterARewindToItsPositionYieldsTheSameSchemaChangesAgain() {
+		SchemaTracker tracker = new SchemaTracker(null);
+		tracker.relation(relation("t", key("id"), text("a")), FIRST);
+		List<SchemaChange> first = tracker.relation(relation("t", key("id"), text("a"), text("b")), SECOND);
+		assertThat(kinds(first)).containsExactly(Kind.ADD_COLUMN);
+		tracker.rewind(SECOND);
+		List<SchemaChange> again = tracker.relation(relation("t", key("id"), text("a"), text("b")), SECOND);
+		assertThat(again).isEqualTo(first);
+		assertThat(again.get(0).commitLsn()).isEqualTo(SECOND);
+		assertThat(tracker.relation(relation("t", key("id"), text("a"), text("b")), SECOND)).isEmpty();
+	}
+
+	@Test
+	void aRewindToAfterAChangeKeepsIt() {
+		SchemaTracker tracker = new SchemaTracker(null);
+		tracker.relation(relation("t", key("id"), text("a")), FIRST);
+		tracker.relation(relation("t", key("id"), text("a"), text("b")), SECOND);
+		tracker.rewind(THIRD);
+		assertThat(tracker.relation(relation("t", key("id"), text("a"), text("b")), FOURTH)).isEmpty();
+		assertThat(kinds(tracker.relation(relation("t", key("id"), text("b")), FOURTH)))
+			.containsExactly(Kind.DROP_COLUMN);
+	}
+
+	@Test
+	void aRewindBeforeSeveralChangesYieldsEachAgainInOrder() {
+		SchemaTracker tracker = new SchemaTracker(null);
+		tracker.relation(relation("t", key("id"), text("a")), FIRST);
+		List<SchemaChange> added = tracker.relation(relation("t", key("id"), text("a"), text("b")), SECOND);
+		List<SchemaChange> dropped = tracker.relation(relation("t", key("id"), text("b")), THIRD);
+		tracker.rewind(SECOND);
+		assertThat(tracker.relation(relation("t", key("id"), text("a"), text("b")), SECOND)).isEqualTo(added);
+		assertThat(tracker.relation(relation("t", key("id"), text("b")), THIRD)).isEqualTo(dropped);
+	}
+
+	@Test
+	void aTableFirstSeenAtOrAfterTheRewindIsUnknownAgain() {
+		SchemaTracker tracker = new SchemaTracker(null);
+		tracker.relation(relation("t", key("id"), text("a")), SECOND);
+		tracker.rewind(SECOND);
+		assertThat(tracker.kept()).isZero();
+		assertThat(tracker.relation(relation("t", key("id"), text("a"), text("b")), SECOND)).isEmpty();
+	}
+
+	@Test
+	void aRelationThatChangesNothingKeepsThePositionTheShapeWasLearntAt() {
+		SchemaTracker tracker = new SchemaTracker(null);
+		tracker.relation(relation("t", key("id"), text("a")), FIRST);
+		// Sent again by pgoutput after an ANALYZE, or as the first of a session.
+		tracker.relation(relation("t", key("id"), text("a")), SECOND);
+		List<SchemaChange> first = tracker.relation(relation("t", key("id"), text("a"), text("b")), THIRD);
+		tracker.rewind(SECOND);
+		assertThat(tracker.relation(relation("t", key("id"), text("a"), text("b")), THIRD)).isEqualTo(first).hasSize(1);
+	}
+
+	@Test
+	void shapesLearntBeforeTheAcknowledgedPositionArePrunedToTheNewest() {
+		AtomicReference<Lsn> acknowledged = new AtomicReference<>(Lsn.INVALID);
+		SchemaTracker tracker = new SchemaTracker(null).prunedBy(acknowledged::get);
+		tracker.relation(relation("t", key("id"), text("a")), FIRST);
+		tracker.relation(relation("t", key("id"), text("a"), text("b")), SECOND);
+		tracker.relation(relation("t", key("id"), text("b")), THIRD);
+		assertThat(tracker.kept()).isEqualTo(3);
+		acknowledged.set(Lsn.parse("0/350"));
+		List<SchemaChange> last = tracker.relation(relation("t", key("id"), text("b"), text("c")), FOURTH);
+		assertThat(tracker.kept()).isEqualTo(2);
+		tracker.rewind(acknowledged.get());
+		assertThat(tracker.kept()).isEqualTo(1);
+		assertThat(tracker.relation(relation("t", key("id"), text("b"), text("c")), FOURTH)).isEqualTo(last);
+		tracker.rewind(Lsn.parse("0/500"));
+		assertThat(tracker.kept()).isEqualTo(1);
+	}
+
+	@Test
+	void ddlMessagesSentAgainAfterARewindYieldTheSameChangesAgainDropTableIncluded() {
+		SchemaTracker tracker = new SchemaTracker(null).withDdlEvents();
+		List<SchemaChange> created = tracker.ddl(ddl("CREATE TABLE", "id"), FIRST);
+		List<SchemaChange> added = tracker.ddl(ddl("ALTER TABLE", "id", "a"), SECOND);
+		List<SchemaChange> dropped = tracker.ddl(ddl("DROP TABLE"), THIRD);
+		assertThat(kinds(created)).containsExactly(Kind.CREATE_TABLE);
+		assertThat(kinds(added)).containsExactly(Kind.ADD_COLUMN);
+		assertThat(kinds(dropped)).containsExactly(Kind.DROP_TABLE);
+		tracker.rewind(FIRST);
+		assertThat(tracker.ddl(ddl("CREATE TABLE", "id"), FIRST)).isEqualTo(created);
+		assertThat(tracker.ddl(ddl("ALTER TABLE", "id", "a"), SECOND)).isEqualTo(added);
+		tracker.rewind(THIRD);
+		assertThat(tracker.ddl(ddl("DROP TABLE"), THIRD)).isEqualTo(dropped);
+		tracker.rewind(FOURTH);
+		assertThat(tracker.kept()).isZero();
+	}
+
+	/** A message of postlog's event triggers for table public.t, columns of type text. */
+	private static byte[] ddl(String tag, String... columns) {
+		StringBuilder content = new StringBuilder();
+		field(content, tag);
+		field(content, "16384");
+		field(content, "public");
+		field(content, "t");
+		for (int i = 0; i < columns.length; i++) {
+			field(content, Integer.toString(i + 1));
+			field(content, columns[i]);
+			field(content, Integer.toString(PgType.TEXT));
+			field(content, "-1");
+			field(content, "text");
+			field(content, "false");
+			field(content, Boolean.toString(i == 0));
+		}
+		return content.toString().getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static void field(StringBuilder content, String text) {
+		content.append(text.getBytes(StandardCharsets.UTF_8).length).append(':').append(text);
 	}
 
 	private static List<Kind> kinds(List<SchemaChange> changes) {

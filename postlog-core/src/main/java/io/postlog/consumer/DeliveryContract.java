@@ -8,6 +8,8 @@ import io.postlog.ReplicationConsumerException;
 import io.postlog.admin.ConnectionLostException;
 import io.postlog.admin.SlotInUseException;
 import io.postlog.admin.SlotInfo;
+import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.HandOff;
 import io.postlog.consumer.spill.SpillLimitExceededException;
 import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.decoder.LogicalDecoder;

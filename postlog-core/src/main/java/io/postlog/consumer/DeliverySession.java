@@ -11,6 +11,8 @@ import java.util.function.Supplier;
 import io.postlog.Lsn;
 import io.postlog.ReplicationConsumerException;
 import io.postlog.admin.ConnectionLostException;
+import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.HandOff;
 import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.decoder.DecoderCatalog;

@@ -12,6 +12,7 @@ import io.postlog.Lsn;
 import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.Transaction;
+import io.postlog.consumer.delivery.AckWindow;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -14,6 +14,7 @@ import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
 import io.postlog.admin.ReplicationAdmin;
+import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.snapshot.ChunkRange;
 import io.postlog.snapshot.ExportedSnapshot;
 import io.postlog.snapshot.SnapshotHandOff;

@@ -6,6 +6,7 @@ import io.postlog.Change;
 import io.postlog.Lsn;
 import io.postlog.SchemaChange;
 import io.postlog.Transaction;
+import io.postlog.consumer.delivery.AckWindow;
 
 /**
  * A change subscription on lanes.

@@ -7,6 +7,8 @@ import java.util.function.Consumer;
 
 import io.postlog.Change;
 import io.postlog.SchemaChange;
+import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.HandOff;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -9,6 +9,7 @@ import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
 import io.postlog.SchemaChange;
 import io.postlog.Transaction;
+import io.postlog.consumer.delivery.AckWindow;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -8,6 +8,7 @@ import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
 import io.postlog.SchemaChange;
 import io.postlog.Transaction;
+import io.postlog.consumer.delivery.AckWindow;
 
 /**
  * A subscription called on the delivery thread.

@@ -9,6 +9,7 @@ import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
 import io.postlog.Transaction;
+import io.postlog.consumer.delivery.AckWindow;
 import org.jspecify.annotations.Nullable;
 
 /**

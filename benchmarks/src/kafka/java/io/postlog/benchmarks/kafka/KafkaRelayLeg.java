@@ -5,6 +5,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 import io.postlog.benchmarks.e2e.Tally;
+import io.postlog.kafka.KafkaRelay;
+import io.postlog.kafka.PostlogKafkaRelay;
+import org.apache.kafka.common.header.Header;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -16,7 +19,9 @@ import org.springframework.context.annotation.Configuration;
  * existing slot and publication, relaying {@code bench_rows} to an embedded KRaft broker
  * in the same JVM (topic {@code public.bench_rows}, 3 partitions); a {@code read_committed}
  * consumer thread counts the records, so the leg's rate is from the first record a
- * consumer can read to the last. Arguments: {@code url= user= slot= publication=
+ * consumer can read to the last. After the {@code RESULT} line it prints the records' mean
+ * key, value and header bytes and the Kafka transactions ({@code KAFKA}): the shape the
+ * {@code kafka-producer} floor sends. Arguments: {@code url= user= slot= publication=
  * expected= timeout=600}.
  */
 public final class KafkaRelayLeg {
@@ -46,14 +51,30 @@ public final class KafkaRelayLeg {
 			SpringApplication application = new SpringApplication(RelayApp.class);
 			application.setDefaultProperties(properties);
 			boolean[] done = new boolean[1];
-			Thread reader = broker.read("public.bench_rows", (record) -> tally.record(0L, record.value().length),
-					() -> done[0]);
+			long[] bytes = new long[4];
+			Thread reader = broker.read("public.bench_rows", (record) -> {
+				tally.record(0L, record.value().length);
+				bytes[0]++;
+				bytes[1] += Math.max(0, record.serializedKeySize());
+				bytes[2] += record.serializedValueSize();
+				for (Header header : record.headers()) {
+					bytes[3] += header.key().length() + header.value().length;
+				}
+			}, () -> done[0]);
 			int status;
+			long transactions = -1;
 			try (ConfigurableApplicationContext context = application.run()) {
 				status = tally.awaitAndReport(Duration.ofSeconds(Long.parseLong(Tally.arg(args, "timeout", "600"))));
+				KafkaRelay relay = context.getBean(PostlogKafkaRelay.class).relay();
+				if (relay != null) {
+					transactions = relay.progress().transactions();
+				}
 			}
 			done[0] = true;
 			reader.join(5000);
+			long n = Math.max(1, bytes[0]);
+			System.out.println("KAFKA kafka_transactions=" + transactions + " key_bytes=" + bytes[1] / n
+					+ " value_bytes=" + bytes[2] / n + " header_bytes=" + bytes[3] / n);
 			System.exit(status);
 		}
 	}

@@ -145,6 +145,19 @@ if 'kafka-producer' in runs:
       + (f', the relay at {relay / producer:.2f}× it' if relay else '') + ' (medians).')
     w('')
 
+formats = [(leg, name) for leg, name in (('kafka-relay-debezium', 'Debezium\'s envelope (`postlog.kafka.format=debezium`)'),
+                                          ('kafka-relay-cloudevents', 'binary-mode CloudEvents '
+                                           '(`postlog.kafka.format=cloudevents`)')) if leg in runs]
+if formats and 'spring-change' in runs:
+    spring = statistics.median(expected / r['f2l'] for r in runs['spring-change'])
+    postlog = statistics.median(expected / r['f2l'] for r in runs['kafka-relay']) if 'kafka-relay' in runs else None
+    for leg, name in formats:
+        rate = statistics.median(expected / r['f2l'] for r in runs[leg])
+        versus = f', {rate / postlog:.2f}× the `kafka-relay` leg\'s (postlog\'s JSON)' if postlog else ''
+        w(f'- *{leg}*: the same relay writing {name}, each record checked to be in that form by the consumer; '
+          f'its rate is {rate / spring:.2f}× the Spring `Change` listener\'s{versus} in this run (medians).')
+    w('')
+
 lat = rows(latency_tsv)
 if lat:
     w('## Latency')

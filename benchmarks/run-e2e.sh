@@ -11,7 +11,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ALL_LEGS=recvlogical,pgjdbc-raw,pgjdbc-handoff,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,kafka-producer,debezium-connect,debezium-json
+ALL_LEGS=recvlogical,pgjdbc-raw,pgjdbc-handoff,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,kafka-relay-debezium,kafka-relay-cloudevents,kafka-producer,debezium-connect,debezium-json
 ROWS=1000000
 RUNS=3
 LEGS=$ALL_LEGS
@@ -138,7 +138,9 @@ fi
 # --- build --------------------------------------------------------------------------------
 PROFILE=()
 if has_leg debezium-connect || has_leg debezium-json || [ "$FOOTPRINT" -eq 1 ]; then PROFILE=(-Pdebezium); fi
-if has_leg kafka-relay || has_leg kafka-producer || [ "$OUTBOX_SECONDS" -gt 0 ]; then PROFILE+=(-Pkafka); fi
+if has_leg kafka-relay || has_leg kafka-relay-debezium || has_leg kafka-relay-cloudevents || has_leg kafka-producer || [ "$OUTBOX_SECONDS" -gt 0 ]; then
+	PROFILE+=(-Pkafka)
+fi
 log "build (./mvnw -pl benchmarks -am ${PROFILE[*]} package)"
 (cd "$ROOT" && ./mvnw -q -B -pl benchmarks -am "${PROFILE[@]}" package -DskipTests -Dspring-javaformat.skip=true \
 	dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime) \
@@ -212,7 +214,10 @@ leg_command() { # leg slot expected latency ready
 		spring-change-64m) echo java -Xmx64m "${JAVA_OPTS[@]}" -cp "$CP" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" \
 			listener=change ;;
 		spring-record) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=record ;;
-		kafka-relay) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaRelayLeg "${common[@]}" ;;
+		kafka-relay) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaRelayLeg "${common[@]}" format=postlog leg="$leg" ;;
+		# The same relay writing Debezium's envelope, or binary-mode CloudEvents.
+		kafka-relay-debezium | kafka-relay-cloudevents) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaRelayLeg \
+			"${common[@]}" format="${leg#kafka-relay-}" leg="$leg" ;;
 		# The Kafka relay's floor: raw pgjdbc, the relay's producers and broker, no decoding.
 		kafka-producer) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaProducerLeg "${common[@]}" ;;
 		spring-sink-slot | spring-sink-jdbc) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SinkLeg "${common[@]}" \

@@ -198,7 +198,8 @@ public final class KafkaRelayBuilder {
 	/**
 	 * Sets the topic the schema changes of the relayed tables go to, in the Kafka
 	 * transaction of the source transaction they came in and before its first change in
-	 * the new shape, keyed by table ({@code null}, the default: not relayed).
+	 * the new shape, keyed by table, in the {@linkplain #format(RelayFormat) format} of
+	 * the change records ({@code null}, the default: not relayed).
 	 * @param schemaTopic the topic, or {@code null}
 	 * @return this builder
 	 */

@@ -43,7 +43,8 @@ public class PostlogKafkaProperties {
 
 	/**
 	 * Topic of the relayed tables' schema changes, in the Kafka transaction of the
-	 * changes, keyed by table; unset, schema changes are not relayed.
+	 * changes, keyed by table, in the form format gives; unset, schema changes are not
+	 * relayed.
 	 */
 	private @Nullable String schemaTopic;
 

@@ -98,6 +98,7 @@ public final class KafkaRelay {
 		consumer.slotName(builder.slotName)
 			.publicationName(builder.publicationName)
 			.tables(published)
+			.filters(builder.filters)
 			.checkpointStore(store)
 			.checkpointBatch(builder.batchTransactions, builder.batchDelay)
 			.listener(this.listeners);

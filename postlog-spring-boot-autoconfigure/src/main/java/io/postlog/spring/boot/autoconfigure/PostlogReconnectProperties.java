@@ -11,46 +11,10 @@ import java.time.Duration;
  * {@code postlog.reconnect}, a group of {@link PostlogProperties}; not thread-safe, bound
  * once at start-up.
  */
-public class PostlogReconnectProperties {
+public class PostlogReconnectProperties extends PostlogBackOffProperties {
 
-	/**
-	 * Wait after the connection is lost, before the first attempt.
-	 */
-	private Duration initialInterval = Duration.ofMillis(100);
-
-	/**
-	 * Factor each further wait grows by.
-	 */
-	private double multiplier = 2;
-
-	/**
-	 * Longest wait between attempts; bounds how long streaming stays stopped after the
-	 * server is back.
-	 */
-	private Duration maxInterval = Duration.ofSeconds(5);
-
-	public Duration getInitialInterval() {
-		return this.initialInterval;
-	}
-
-	public void setInitialInterval(Duration initialInterval) {
-		this.initialInterval = initialInterval;
-	}
-
-	public double getMultiplier() {
-		return this.multiplier;
-	}
-
-	public void setMultiplier(double multiplier) {
-		this.multiplier = multiplier;
-	}
-
-	public Duration getMaxInterval() {
-		return this.maxInterval;
-	}
-
-	public void setMaxInterval(Duration maxInterval) {
-		this.maxInterval = maxInterval;
+	public PostlogReconnectProperties() {
+		super(Duration.ofMillis(100), 2, Duration.ofSeconds(5));
 	}
 
 }

@@ -1,5 +1,10 @@
 package io.postlog.spring.boot.autoconfigure;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.Map;
+
 import io.postlog.TableId;
 import io.postlog.consumer.CheckpointStore;
 import io.postlog.consumer.checkpoint.CheckpointTable;
@@ -9,6 +14,10 @@ import io.postlog.heartbeat.HeartbeatWriter;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.types.ValueDecoders;
 import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataProperty;
+import org.springframework.boot.configurationmetadata.ConfigurationMetadataRepositoryJsonBuilder;
+import org.springframework.boot.convert.DurationStyle;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -64,6 +73,33 @@ class PostlogPropertiesDefaultsTests {
 		PostlogProperties properties = new PostlogProperties();
 		assertThat(properties.getCheckpoint().getTable()).isEqualTo(CheckpointTable.DEFAULT_NAME);
 		assertThat(TableId.parse(properties.getHeartbeat().getTable())).isEqualTo(HeartbeatWriter.DEFAULT_TABLE);
+	}
+
+	@Test
+	void backOffDefaultsInTheMetadataAreTheProperties() throws IOException {
+		// The back-off groups give their defaults to a shared base class's constructor,
+		// which Boot's metadata processor cannot read: the metadata states them by hand.
+		Map<String, ConfigurationMetadataProperty> metadata;
+		try (InputStream json = getClass().getClassLoader()
+			.getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+			metadata = ConfigurationMetadataRepositoryJsonBuilder.create(json).build().getAllProperties();
+		}
+		assertBackOffDefaults(metadata, "postlog.retry", new PostlogRetryProperties());
+		assertBackOffDefaults(metadata, "postlog.reconnect", new PostlogReconnectProperties());
+		assertThat(metadata.get("postlog.retry.max-attempts").getDefaultValue()).isEqualTo(10);
+	}
+
+	private static void assertBackOffDefaults(Map<String, ConfigurationMetadataProperty> metadata, String prefix,
+			PostlogBackOffProperties properties) {
+		assertThat(duration(metadata, prefix + ".initial-interval")).isEqualTo(properties.getInitialInterval());
+		assertThat(((Number) metadata.get(prefix + ".multiplier").getDefaultValue()).doubleValue())
+			.isEqualTo(properties.getMultiplier());
+		assertThat(duration(metadata, prefix + ".max-interval")).isEqualTo(properties.getMaxInterval());
+		assertThat(metadata.get(prefix + ".initial-interval").getDescription()).isNotBlank();
+	}
+
+	private static Duration duration(Map<String, ConfigurationMetadataProperty> metadata, String name) {
+		return DurationStyle.detectAndParse((String) metadata.get(name).getDefaultValue());
 	}
 
 }

@@ -48,7 +48,8 @@ w('## Throughput')
 w('')
 w(f'Workload: {int(env["ROWS"]):,} inserts, then {int(env["ROWS"]) // 5:,} updates and {int(env["ROWS"]) // 10:,} deletes '
   f'in 1,000-row transactions: {expected:,} changes, {int(env["WAL_BYTES"]) / 1048576:.0f} MiB of WAL. Every leg read '
-  f'the same WAL from its own slot, {env["RUNS"]} run(s) each; every leg checked it received exactly {expected:,} changes.')
+  f'the same WAL from its own slot, {env["RUNS"]} run(s) each; every leg checked it received exactly {expected:,} changes'
+  + (' (the filtered leg: the changes its filter selects)' if 'spring-change-filtered' in runs else '') + '.')
 w('')
 w('| leg | changes/s first→last (best) | (median) | changes/s wall incl. start-up (median) | × pg_recvlogical (median) '
   '| client CPU s (median) | CPU µs/change | peak RSS MB (median) | allocated B/change (median) |')
@@ -80,6 +81,24 @@ if 'spring-change-64m' in runs and 'spring-change' in runs:
       f'is {small / spring:.2f}× the same application\'s under default flags in this run (medians).')
     w('')
 
+if 'spring-change-filtered' in runs and 'spring-change' in runs:
+    filtered = statistics.median(expected / r['f2l'] for r in runs['spring-change-filtered'])
+    spring = statistics.median(expected / r['f2l'] for r in runs['spring-change'])
+    w(f'- *spring-change-filtered*: the `spring-change` application on a publication with the row filter '
+      f'`id % 2 = 0` (`postlog.filters.bench_rows.where`, pushed into the publication); it received exactly the '
+      f'{int(env["FILTERED_EXPECTED"]):,} changes the filter selects (counted in SQL from the workload\'s ids), and '
+      f'its rate, like every leg\'s, is the WAL\'s {expected:,} changes over its first-to-last time: '
+      f'{filtered / spring:.2f}× the unfiltered listener\'s in this run (medians).')
+    w('')
+
+if 'spring-change-schema' in runs and 'spring-change' in runs:
+    tracked = statistics.median(expected / r['f2l'] for r in runs['spring-change-schema'])
+    spring = statistics.median(expected / r['f2l'] for r in runs['spring-change'])
+    w(f'- *spring-change-schema*: the `spring-change` application with a `@PgSchemaListener` of `bench_rows` '
+      f'beside its listener, so that the table\'s shape is tracked (the workload has no DDL, and no schema change '
+      f'arrived); its rate is {tracked / spring:.3f}× the untracked application\'s in this run (medians).')
+    w('')
+
 if 'kafka-relay' in runs and 'spring-change' in runs:
     relay = statistics.median(expected / r['f2l'] for r in runs['kafka-relay'])
     spring = statistics.median(expected / r['f2l'] for r in runs['spring-change'])
@@ -87,6 +106,19 @@ if 'kafka-relay' in runs and 'spring-change' in runs:
       f'to an embedded KRaft broker in its JVM in Kafka transactions (topic with 3 partitions), counted by a '
       f'`read_committed` consumer in the same JVM; its rate is {relay / spring:.2f}× the Spring `Change` '
       f'listener\'s in this run (medians).')
+    w('')
+
+formats = [(leg, name) for leg, name in (('kafka-relay-debezium', 'Debezium\'s envelope (`postlog.kafka.format=debezium`)'),
+                                          ('kafka-relay-cloudevents', 'binary-mode CloudEvents '
+                                           '(`postlog.kafka.format=cloudevents`)')) if leg in runs]
+if formats and 'spring-change' in runs:
+    spring = statistics.median(expected / r['f2l'] for r in runs['spring-change'])
+    postlog = statistics.median(expected / r['f2l'] for r in runs['kafka-relay']) if 'kafka-relay' in runs else None
+    for leg, name in formats:
+        rate = statistics.median(expected / r['f2l'] for r in runs[leg])
+        versus = f', {rate / postlog:.2f}× the `kafka-relay` leg\'s (postlog\'s JSON)' if postlog else ''
+        w(f'- *{leg}*: the same relay writing {name}, each record checked to be in that form by the consumer; '
+          f'its rate is {rate / spring:.2f}× the Spring `Change` listener\'s{versus} in this run (medians).')
     w('')
 
 lat = rows(latency_tsv)

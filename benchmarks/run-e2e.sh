@@ -10,7 +10,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ALL_LEGS=recvlogical,pgjdbc-raw,pgjdbc-handoff,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,debezium-connect,debezium-json
+ALL_LEGS=recvlogical,pgjdbc-raw,pgjdbc-handoff,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-filtered,spring-change-schema,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,kafka-relay-debezium,kafka-relay-cloudevents,debezium-connect,debezium-json
 ROWS=1000000
 RUNS=3
 LEGS=$ALL_LEGS
@@ -112,6 +112,12 @@ PG_VERSION=$(sql "SELECT version()")
 
 sql "CREATE TABLE bench_rows(id bigint PRIMARY KEY, a int, b text, c timestamptz, d numeric(12,2), e jsonb)"
 sql "CREATE PUBLICATION bench_pub FOR TABLE bench_rows"
+# The filtered leg's publication: the same table with a row filter (PostgreSQL 15+) over the
+# key, so that bench_rows keeps its replica identity and every leg decodes the same WAL.
+FILTER_WHERE="id%2=0"
+if has_leg spring-change-filtered; then
+	sql "CREATE PUBLICATION bench_pub_filtered FOR TABLE bench_rows WHERE ($FILTER_WHERE)"
+fi
 if has_leg core-pglogical; then
 	# pglogical_output streams the tables of the local node's replication sets.
 	sql "CREATE EXTENSION pglogical"
@@ -122,7 +128,9 @@ fi
 # --- build --------------------------------------------------------------------------------
 PROFILE=()
 if has_leg debezium-connect || has_leg debezium-json || [ "$FOOTPRINT" -eq 1 ]; then PROFILE=(-Pdebezium); fi
-if has_leg kafka-relay || [ "$OUTBOX_SECONDS" -gt 0 ]; then PROFILE+=(-Pkafka); fi
+if has_leg kafka-relay || has_leg kafka-relay-debezium || has_leg kafka-relay-cloudevents || [ "$OUTBOX_SECONDS" -gt 0 ]; then
+	PROFILE+=(-Pkafka)
+fi
 log "build (./mvnw -pl benchmarks -am ${PROFILE[*]} package)"
 (cd "$ROOT" && ./mvnw -q -B -pl benchmarks -am "${PROFILE[@]}" package -DskipTests -Dspring-javaformat.skip=true \
 	dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime) \
@@ -171,6 +179,20 @@ log "written in $(python3 -c "print(round($write_end - $write_start, 1))") s; WA
 read -r WAL_CHANGES LAST_LSN < <(sql "SELECT count(*) FILTER (WHERE get_byte(data, 0) IN (73, 85, 68)), max(lsn)
 	FROM pg_logical_slot_peek_binary_changes('s_check', '$END_LSN', NULL,
 	'proto_version', '1', 'publication_names', 'bench_pub')" | tr '|' ' ')
+FILTERED_EXPECTED=0
+if has_leg spring-change-filtered; then
+	# The changes the row filter lets through, from the workload's ids in SQL, checked against
+	# what the server sends for the filtered publication.
+	FILTERED_EXPECTED=$(sql "SELECT count(*) FROM (SELECT g FROM generate_series(1, $ROWS) g
+		UNION ALL SELECT g FROM generate_series(1, $((ROWS / 5))) g
+		UNION ALL SELECT g FROM generate_series($((ROWS - ROWS / 10 + 1)), $ROWS) g) w (id) WHERE $FILTER_WHERE")
+	FILTERED_WAL=$(sql "SELECT count(*) FILTER (WHERE get_byte(data, 0) IN (73, 85, 68))
+		FROM pg_logical_slot_peek_binary_changes('s_check', '$END_LSN', NULL,
+		'proto_version', '1', 'publication_names', 'bench_pub_filtered')")
+	[ "$FILTERED_WAL" -eq "$FILTERED_EXPECTED" ] \
+		|| die "the filtered publication sends $FILTERED_WAL changes, the SQL count is $FILTERED_EXPECTED"
+	log "the filtered publication ($FILTER_WHERE) sends $FILTERED_EXPECTED of the $EXPECTED changes"
+fi
 sql "SELECT 1 FROM pg_drop_replication_slot('s_check')" >/dev/null
 [ "$WAL_CHANGES" -eq "$EXPECTED" ] || die "the WAL holds $WAL_CHANGES changes, expected $EXPECTED"
 log "WAL holds $WAL_CHANGES changes, last commit at $LAST_LSN"
@@ -192,11 +214,22 @@ leg_command() { # leg slot expected latency ready
 		core-streaming) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.CoreLeg "${common[@]}" binary=true streaming=true \
 			spill="$WORK/spill" ;;
 		spring-change) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=change ;;
+		# The same listener with a @PgSchemaListener of bench_rows beside it: schema tracking on,
+		# on a table with no DDL.
+		spring-change-schema) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" \
+			listener=change-schema leg=spring-change-schema ;;
+		# The same listener on the filtered publication, the filter named in postlog.filters.
+		spring-change-filtered) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg \
+			"${common[@]/publication=bench_pub/publication=bench_pub_filtered}" listener=change \
+			leg=spring-change-filtered where="$FILTER_WHERE" ;;
 		# The same application in a small container's heap.
 		spring-change-64m) echo java -Xmx64m "${JAVA_OPTS[@]}" -cp "$CP" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" \
 			listener=change ;;
 		spring-record) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SpringLeg "${common[@]}" listener=record ;;
-		kafka-relay) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaRelayLeg "${common[@]}" ;;
+		kafka-relay) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaRelayLeg "${common[@]}" format=postlog leg="$leg" ;;
+		# The same relay writing Debezium's envelope, or binary-mode CloudEvents.
+		kafka-relay-debezium | kafka-relay-cloudevents) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaRelayLeg \
+			"${common[@]}" format="${leg#kafka-relay-}" leg="$leg" ;;
 		spring-sink-slot | spring-sink-jdbc) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SinkLeg "${common[@]}" \
 			store="${leg#spring-sink-}" batch=100 sink="sink_$slot" ;;
 		debezium-connect | debezium-json) echo "${JAVA[@]}" io.postlog.benchmarks.debezium.DebeziumLeg "${common[@]}" \
@@ -206,13 +239,16 @@ leg_command() { # leg slot expected latency ready
 
 # Appends one line to results.tsv: leg run changes first_to_last_s wall_s cpu_s rss_kb
 run_leg() {
-	local leg=$1 run=$2 slot
+	local leg=$1 run=$2 slot expected=$EXPECTED
 	slot=$(slot_name "$leg" "$run")
+	# The filtered leg receives only the changes its row filter selects; its rate still
+	# divides the whole WAL's changes by its first-to-last time, as every leg's does.
+	if [ "$leg" = spring-change-filtered ]; then expected=$FILTERED_EXPECTED; fi
 	local out="$WORK/legs/$leg-$run.log" timing="$WORK/legs/$leg-$run.time"
 	local cmd
 	# A sink leg writes one row per change into a table of its own.
 	case "$leg" in spring-sink-*) sql "CREATE TABLE sink_$slot (id bigint, op text)" ;; esac
-	read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$EXPECTED" false "")"
+	read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$expected" false "")"
 	local start end
 	start=$(date +%s.%N)
 	/usr/bin/time -v -o "$timing" "${cmd[@]}" >"$out" 2>&1 || { tail -20 "$out" >&2; die "leg $leg (run $run) failed"; }
@@ -236,7 +272,7 @@ run_leg() {
 		changes=$(sed -n 's/.* changes=\([0-9]*\).*/\1/p' <<<"$line")
 		f2l=$(sed -n 's/.* first_to_last_s=\([0-9.]*\).*/\1/p' <<<"$line")
 		wall=$(sed -n 's/.* wall_s=\([0-9.]*\).*/\1/p' <<<"$line")
-		[ "$changes" -eq "$EXPECTED" ] || die "leg $leg (run $run) received $changes changes, expected $EXPECTED"
+		[ "$changes" -eq "$expected" ] || die "leg $leg (run $run) received $changes changes, expected $expected"
 		alloc=$(sed -n 's/.* alloc_bytes_per_change=\([0-9]*\).*/\1/p' <<<"$line")
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$run" "$changes" "$f2l" "$wall" "$cpu" "$rss" "${alloc:--}" \
@@ -421,7 +457,7 @@ fi
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # --- report -------------------------------------------------------------------------------
-export BIG_ROWS ROWS RUNS EXPECTED LEGS LATENCY_SECONDS LATENCY_WARMUP RATE WRITER_CONNECTIONS LOAD_BEFORE LOAD_AFTER PG_VERSION WAL_BYTES
+export BIG_ROWS ROWS RUNS EXPECTED FILTERED_EXPECTED LEGS LATENCY_SECONDS LATENCY_WARMUP RATE WRITER_CONNECTIONS LOAD_BEFORE LOAD_AFTER PG_VERSION WAL_BYTES
 export JAVA_VERSION="$(java -version 2>&1 | head -2 | tr '\n' ' ')"
 export CPU_MODEL="$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 export NPROC="$(nproc)" MEMORY="$(free -h | awk '/^Mem:/ { print $2 }')"

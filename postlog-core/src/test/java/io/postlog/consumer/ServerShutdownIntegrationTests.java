@@ -83,7 +83,8 @@ class ServerShutdownIntegrationTests {
 			int id = id(change);
 			if (id == 3 && this.first.compareAndSet(true, false)) {
 				this.holding.countDown();
-				Thread.sleep(20_000);
+				// Twice the bound: a stop held by this listener would miss it.
+				Thread.sleep(2 * BOUND.toMillis());
 			}
 			this.seen.add(id);
 		}));
@@ -169,6 +170,8 @@ class ServerShutdownIntegrationTests {
 			.publicationName(name + "_pub")
 			.tables(List.of(new TableId("public", "items")))
 			.retryPolicy(RETRY)
+			// An acknowledgement never given would hold every stop for the default 30 s.
+			.stopTimeout(Duration.ofSeconds(2))
 			.subscribe(subscription)
 			.build();
 		this.consumer.start();

@@ -23,7 +23,8 @@ import tools.jackson.core.JsonGenerator;
  */
 final class DebeziumJson implements ChangeFormatter {
 
-	private static final String VERSION = version();
+	/** {@code source.version}: {@code postlog-} and postlog's version. */
+	static final String VERSION = version();
 
 	private final String slotName;
 

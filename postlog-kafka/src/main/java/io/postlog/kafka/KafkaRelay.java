@@ -71,12 +71,19 @@ public final class KafkaRelay {
 		this.offsets = new OffsetsTopic(builder.offsetsTopic, builder.slotName, clients::newConsumer,
 				builder.kafkaTimeout);
 		ReplicaIdentityKeys keys = new ReplicaIdentityKeys(Objects.requireNonNull(builder.dataSource, "dataSource"));
+		DatabaseName database = new DatabaseName(builder.dataSource);
+		SchemaRecords schemas = (builder.schemaTopic != null) ? new SchemaRecords(builder.schemaTopic, builder.slotName,
+				SchemaFormatter.of(builder.format, builder.cloudEventsMode, builder.slotName, database)) : null;
 		this.store = new KafkaCheckpointStore(builder.slotName, builder.transactionalId, clients::newProducer,
-				this.offsets, progress, keys::clear,
-				new CoordinatorDiagnosis(this.adminProperties, builder.initTimeout), builder.initTimeout);
+				this.offsets, progress, () -> {
+					keys.clear();
+					if (schemas != null) {
+						schemas.session();
+					}
+				}, new CoordinatorDiagnosis(this.adminProperties, builder.initTimeout), builder.initTimeout);
 		Set<String> ownTopics = Set.of(builder.offsetsTopic);
 		ChangeFormatter format = ChangeFormatter.of(builder.format, builder.cloudEventsMode, builder.slotName,
-				new DatabaseName(Objects.requireNonNull(builder.dataSource, "dataSource")));
+				database);
 		ChangeRecords changes = new ChangeRecords(new TopicNames(builder.topic, ownTopics), keys, format);
 		OutboxRecords outbox = new OutboxRecords(builder.outboxTopic, builder.slotName, ownTopics);
 		Set<TableId> relayed = Set.copyOf(builder.tables);
@@ -91,11 +98,12 @@ public final class KafkaRelay {
 		consumer.slotName(builder.slotName)
 			.publicationName(builder.publicationName)
 			.tables(published)
+			.filters(builder.filters)
 			.checkpointStore(store)
 			.checkpointBatch(builder.batchTransactions, builder.batchDelay)
 			.listener(this.listeners);
 		RelayRouting.subscribe(consumer, store, changes, outbox, relayed, outboxTable, builder.outboxMessagePrefix,
-				(builder.schemaTopic != null) ? new SchemaRecords(builder.schemaTopic) : null);
+				schemas);
 		this.consumer = consumer.build();
 	}
 

@@ -13,6 +13,7 @@ import javax.sql.DataSource;
 import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.admin.PgIdentifiers;
+import io.postlog.admin.TableFilter;
 import io.postlog.consumer.ConsumerListener;
 import io.postlog.consumer.ReplicationConsumer;
 import org.jspecify.annotations.Nullable;
@@ -32,6 +33,8 @@ public final class KafkaRelayBuilder {
 	String publicationName = "postlog_kafka";
 
 	List<TableId> tables = List.of();
+
+	Map<TableId, TableFilter> filters = Map.of();
 
 	String topic = "{schema}.{table}";
 
@@ -80,8 +83,8 @@ public final class KafkaRelayBuilder {
 
 	/**
 	 * Sets the replication consumer builder, configured with its connections, retry
-	 * policy and timing; the relay sets its slot, publication, tables, subscriptions,
-	 * checkpoint store and listener.
+	 * policy and timing; the relay sets its slot, publication, tables, row filters and
+	 * column lists, subscriptions, checkpoint store and listener.
 	 * @param consumer the builder
 	 * @return this builder
 	 */
@@ -128,6 +131,22 @@ public final class KafkaRelayBuilder {
 	 */
 	public KafkaRelayBuilder tables(List<TableId> tables) {
 		this.tables = List.copyOf(tables);
+		return this;
+	}
+
+	/**
+	 * Sets the row filters and column lists pushed into the relay's publication, by table
+	 * (PostgreSQL 15 and later), as a consumer's
+	 * {@link ReplicationConsumer.Builder#filters(Map) filters}: each filtered table must
+	 * be relayed (or be the outbox table); they are checked on the server when the relay
+	 * starts, refused before PostgreSQL 15 naming the server's version, and a publication
+	 * that already publishes a table with another filter is refused. Only the rows and
+	 * columns they select reach Kafka; the server sends no others.
+	 * @param filters the filters by table; empty ones are ignored
+	 * @return this builder
+	 */
+	public KafkaRelayBuilder filters(Map<TableId, TableFilter> filters) {
+		this.filters = Map.copyOf(filters);
 		return this;
 	}
 
@@ -198,7 +217,8 @@ public final class KafkaRelayBuilder {
 	/**
 	 * Sets the topic the schema changes of the relayed tables go to, in the Kafka
 	 * transaction of the source transaction they came in and before its first change in
-	 * the new shape, keyed by table ({@code null}, the default: not relayed).
+	 * the new shape, keyed by table, in the {@linkplain #format(RelayFormat) format} of
+	 * the change records ({@code null}, the default: not relayed).
 	 * @param schemaTopic the topic, or {@code null}
 	 * @return this builder
 	 */

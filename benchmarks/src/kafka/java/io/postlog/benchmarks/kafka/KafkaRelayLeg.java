@@ -1,10 +1,15 @@
 package io.postlog.benchmarks.kafka;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 
 import io.postlog.benchmarks.e2e.Tally;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -14,10 +19,15 @@ import org.springframework.context.annotation.Configuration;
 /**
  * The Kafka relay of a Spring Boot application ({@code postlog.kafka.enabled=true}) on an
  * existing slot and publication, relaying {@code bench_rows} to an embedded KRaft broker
- * in the same JVM (topic {@code public.bench_rows}, 3 partitions); a {@code read_committed}
- * consumer thread counts the records, so the leg's rate is from the first record a
- * consumer can read to the last. Arguments: {@code url= user= slot= publication=
- * expected= timeout=600}.
+ * in the same JVM (topic {@code public.bench_rows}, 3 partitions); a
+ * {@code read_committed} consumer thread counts the records, so the leg's rate is from
+ * the first record a consumer can read to the last. The relay writes the form
+ * {@code postlog.kafka.format} names ({@code postlog}, {@code debezium} or
+ * {@code cloudevents}, in its default binary mode); the reader checks that every record
+ * is in that form, and the leg fails when one is not. Arguments: {@code url},
+ * {@code user}, {@code slot}, {@code publication}, {@code expected}, {@code timeout}
+ * (600), {@code format} ({@code postlog}) and {@code leg} ({@code kafka-relay}), each as
+ * {@code key=value}.
  */
 public final class KafkaRelayLeg {
 
@@ -25,7 +35,11 @@ public final class KafkaRelayLeg {
 	}
 
 	public static void main(String[] args) throws Exception {
-		Tally tally = new Tally("kafka-relay", Long.parseLong(Tally.arg(args, "expected", null)), false);
+		String format = Tally.arg(args, "format", "postlog");
+		Predicate<ConsumerRecord<byte[], byte[]>> inForm = form(format);
+		Tally tally = new Tally(Tally.arg(args, "leg", "kafka-relay"),
+				Long.parseLong(Tally.arg(args, "expected", null)), false);
+		AtomicLong misformed = new AtomicLong();
 		try (BenchBroker broker = BenchBroker.start()) {
 			broker.topic("public.bench_rows", 3);
 			Map<String, Object> properties = new HashMap<>();
@@ -39,6 +53,7 @@ public final class KafkaRelayLeg {
 			properties.put("postlog.kafka.publication.name", Tally.arg(args, "publication", null));
 			properties.put("postlog.kafka.publication.mode", "existing");
 			properties.put("postlog.kafka.offsets-topic", "postlog.offsets");
+			properties.put("postlog.kafka.format", format);
 			properties.put("spring.main.banner-mode", "off");
 			properties.put("logging.level.org.apache.kafka", "WARN");
 			properties.put("logging.level.kafka", "WARN");
@@ -46,16 +61,44 @@ public final class KafkaRelayLeg {
 			SpringApplication application = new SpringApplication(RelayApp.class);
 			application.setDefaultProperties(properties);
 			boolean[] done = new boolean[1];
-			Thread reader = broker.read("public.bench_rows", (record) -> tally.record(0L, record.value().length),
-					() -> done[0]);
+			Thread reader = broker.read("public.bench_rows", (record) -> {
+				if (!inForm.test(record)) {
+					misformed.incrementAndGet();
+				}
+				tally.record(0L, record.value().length);
+			}, () -> done[0]);
 			int status;
 			try (ConfigurableApplicationContext context = application.run()) {
 				status = tally.awaitAndReport(Duration.ofSeconds(Long.parseLong(Tally.arg(args, "timeout", "600"))));
 			}
 			done[0] = true;
 			reader.join(5000);
+			if (status == 0 && misformed.get() > 0) {
+				System.out.println("FAILED leg=" + Tally.arg(args, "leg", "kafka-relay") + " " + misformed.get()
+						+ " records not in the " + format + " format");
+				status = 1;
+			}
 			System.exit(status);
 		}
+	}
+
+	/**
+	 * Returns whether a record is in a format's form: postlog's change JSON begins with
+	 * {@code op}, Debezium's envelope with {@code before}, a binary-mode CloudEvent has a
+	 * {@code ce_id} header.
+	 */
+	private static Predicate<ConsumerRecord<byte[], byte[]>> form(String format) {
+		return switch (format) {
+			case "postlog" -> (record) -> startsWith(record.value(), "{\"op\":");
+			case "debezium" -> (record) -> startsWith(record.value(), "{\"before\":");
+			case "cloudevents" -> (record) -> record.headers().lastHeader("ce_id") != null;
+			default -> throw new IllegalArgumentException("Unknown format " + format);
+		};
+	}
+
+	private static boolean startsWith(byte[] value, String prefix) {
+		byte[] bytes = prefix.getBytes(StandardCharsets.US_ASCII);
+		return value.length >= bytes.length && Arrays.equals(value, 0, bytes.length, bytes, 0, bytes.length);
 	}
 
 	/** The application: nothing but the auto-configured relay. */

@@ -7,7 +7,9 @@ import java.util.HashMap;
 import java.util.Map;
 
 import io.postlog.Change;
+import io.postlog.SchemaChange;
 import io.postlog.spring.PgChangeListener;
+import io.postlog.spring.PgSchemaListener;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.SpringApplication;
@@ -19,9 +21,13 @@ import org.springframework.context.annotation.Configuration;
 /**
  * postlog through a Spring Boot application: the auto-configured consumer on an existing
  * slot and publication, with one {@code @PgChangeListener} taking either {@link Change}
- * ({@code listener=change}) or a record bound from the row ({@code listener=record}).
- * Arguments: {@code url= user= slot= publication= expected= listener=change|record
- * binary=true latency=false timeout=600}.
+ * ({@code listener=change}), the same with a {@code @PgSchemaListener} of the table
+ * beside it ({@code listener=change-schema}: the table's shape is tracked) or a record
+ * bound from the row ({@code listener=record}). Arguments:
+ * {@code url= user= slot= publication= expected= listener=change|change-schema|record
+ * binary=true latency=false timeout=600 leg= where=}; {@code where} is a row filter of
+ * {@code bench_rows} ({@code postlog.filters.bench_rows.where}) that the publication
+ * already holds.
  */
 public final class SpringLeg {
 
@@ -31,7 +37,8 @@ public final class SpringLeg {
 	}
 
 	public static void main(String[] args) throws Exception {
-		boolean record = "record".equals(Tally.arg(args, "listener", "change"));
+		String listener = Tally.arg(args, "listener", "change");
+		boolean record = "record".equals(listener);
 		boolean latency = Boolean.parseBoolean(Tally.arg(args, "latency", "false"));
 		tally = new Tally(Tally.arg(args, "leg", record ? "spring-record" : "spring-change"),
 				Long.parseLong(Tally.arg(args, "expected", null)), latency)
@@ -45,7 +52,15 @@ public final class SpringLeg {
 		properties.put("postlog.publication.mode", "existing");
 		properties.put("postlog.binary", Tally.arg(args, "binary", "true"));
 		properties.put("spring.main.banner-mode", "off");
-		SpringApplication application = new SpringApplication(record ? RecordApp.class : ChangeApp.class);
+		String where = Tally.arg(args, "where", "");
+		if (!where.isEmpty()) {
+			// Pushed into the (existing) publication, which must hold the same row
+			// filter.
+			properties.put("postlog.filters.bench_rows.where", where);
+		}
+		Class<?> app = record ? RecordApp.class
+				: "change-schema".equals(listener) ? SchemaTrackingApp.class : ChangeApp.class;
+		SpringApplication application = new SpringApplication(app);
 		application.setDefaultProperties(properties);
 		ConfigurableApplicationContext context = application.run();
 		Ready.signal(args);
@@ -74,6 +89,27 @@ public final class SpringLeg {
 
 	}
 
+	/**
+	 * The application with the {@link Change} listener and a schema listener of the same
+	 * table beside it, so that the consumer tracks the table's shape: on a table with no
+	 * DDL the difference to {@link ChangeApp} is what schema tracking costs.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@EnableAutoConfiguration
+	static class SchemaTrackingApp {
+
+		@Bean
+		ChangeListener changeListener() {
+			return new ChangeListener();
+		}
+
+		@Bean
+		SchemaListener schemaListener() {
+			return new SchemaListener();
+		}
+
+	}
+
 	/** The application with a record listener. */
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
@@ -91,6 +127,20 @@ public final class SpringLeg {
 		@PgChangeListener(tables = "bench_rows")
 		void onChange(Change change) {
 			tally().record(change.commitTime(), Touch.change(change));
+		}
+
+	}
+
+	static class SchemaListener {
+
+		@PgSchemaListener(tables = "bench_rows")
+		void onSchemaChange(SchemaChange change) {
+			// The workload has no DDL: a schema change here makes the run worthless, so
+			// the
+			// leg ends at once with a failure (a stop through the context could wait on
+			// this very thread).
+			System.err.println("Unexpected schema change " + change.kind() + " on " + change.table());
+			Runtime.getRuntime().halt(3);
 		}
 
 	}

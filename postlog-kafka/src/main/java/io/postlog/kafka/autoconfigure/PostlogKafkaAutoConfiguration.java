@@ -96,6 +96,7 @@ public final class PostlogKafkaAutoConfiguration {
 			.slotName(properties.getSlot().getName())
 			.publicationName(properties.getPublication().getName())
 			.tables(properties.getTables().stream().map(TableId::parse).toList())
+			.filters(PostlogConsumerMapping.filters(properties.getFilters()))
 			.topic(properties.getTopic())
 			.schemaTopic(properties.getSchemaTopic())
 			.offsetsTopic(properties.getOffsetsTopic())

@@ -2,12 +2,15 @@ package io.postlog.kafka.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.kafka.CloudEventsMode;
 import io.postlog.kafka.RelayFormat;
+import io.postlog.spring.boot.autoconfigure.PostlogFilterProperties;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -43,7 +46,8 @@ public class PostlogKafkaProperties {
 
 	/**
 	 * Topic of the relayed tables' schema changes, in the Kafka transaction of the
-	 * changes, keyed by table; unset, schema changes are not relayed.
+	 * changes, keyed by table, in the form format gives; unset, schema changes are not
+	 * relayed.
 	 */
 	private @Nullable String schemaTopic;
 
@@ -89,6 +93,13 @@ public class PostlogKafkaProperties {
 	 * answer within it is RETRYING, with the cause, and health is DOWN.
 	 */
 	private Duration initTimeout = Duration.ofSeconds(30);
+
+	/**
+	 * Row filters and column lists of the relayed tables, by table (table or
+	 * [schema.table]), pushed into the relay's publication (PostgreSQL 15 and later), as
+	 * postlog.filters for a listener group's.
+	 */
+	private final Map<String, PostlogFilterProperties> filters = new LinkedHashMap<>();
 
 	private final Slot slot = new Slot();
 
@@ -192,6 +203,10 @@ public class PostlogKafkaProperties {
 
 	public void setInitTimeout(Duration initTimeout) {
 		this.initTimeout = initTimeout;
+	}
+
+	public Map<String, PostlogFilterProperties> getFilters() {
+		return this.filters;
 	}
 
 	public Slot getSlot() {

@@ -113,8 +113,19 @@ public final class PostlogConsumerMapping {
 	 * @return the filters
 	 */
 	static Map<TableId, TableFilter> filters(PostlogProperties properties, String group) {
+		return filters(properties.filters(group));
+	}
+
+	/**
+	 * The row filters and column lists of bound filter properties, by table; a filter
+	 * with neither is left out. The Kafka relay maps {@code postlog.kafka.filters} with
+	 * it.
+	 * @param properties the filter properties by table (table or schema.table)
+	 * @return the filters
+	 */
+	public static Map<TableId, TableFilter> filters(Map<String, PostlogFilterProperties> properties) {
 		Map<TableId, TableFilter> filters = new LinkedHashMap<>();
-		properties.filters(group).forEach((table, filter) -> {
+		properties.forEach((table, filter) -> {
 			TableFilter mapped = new TableFilter(filter.getWhere(), filter.getColumns());
 			if (!mapped.isEmpty()) {
 				filters.put(TableId.parse(table), mapped);

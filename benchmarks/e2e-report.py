@@ -5,17 +5,61 @@ import os
 import statistics
 import sys
 
-results_tsv, latency_tsv, footprint_tsv = sys.argv[1:4]
-slow_tsv = sys.argv[4] if len(sys.argv) > 4 else None
-big_tsv = sys.argv[5] if len(sys.argv) > 5 else None
-outbox_tsv = sys.argv[6] if len(sys.argv) > 6 else None
-env = os.environ
-expected = int(env['EXPECTED'])
 
 
 def rows(path):
     with open(path) as f:
         return [line.rstrip('\n').split('\t') for line in f if line.strip()]
+
+
+def backfill_runs(path):
+    """BackfillLeg's RESULT lines, by run: {run: {leg: {field: value}}}."""
+    by_run = {}
+    with open(path) as f:
+        for line in f:
+            if not line.startswith('RESULT '):
+                continue
+            fields = dict(part.split('=', 1) for part in line.split()[1:])
+            by_run.setdefault(int(fields['run']), {})[fields['leg']] = fields
+    return by_run
+
+
+def backfill_ratios(path):
+    """Per run: backfill rows/s over the consumer's initial snapshot's, and the streamed p99
+    during the backfill over the p99 during the paced copy (the reference)."""
+    rate, p99 = [], []
+    for legs in backfill_runs(path).values():
+        snapshot = legs.get('consumer-initial-snapshot')
+        backfill = legs.get('stream-during-backfill')
+        copy = legs.get('stream-during-copy')
+        if snapshot and backfill:
+            rate.append((float(backfill['backfill_rows_per_s']), float(snapshot['rows_per_s'])))
+        if backfill and copy and float(copy['p99_ms']) > 0:
+            p99.append((float(backfill['p99_ms']), float(copy['p99_ms'])))
+    return rate, p99
+
+
+if len(sys.argv) == 3 and sys.argv[1] == '--backfill-summary':
+    # run-backfill.sh's and run-e2e.sh's summary of a backfill run: the medians of issue 33's two rows.
+    rate, p99 = backfill_ratios(sys.argv[2])
+    if rate:
+        ratios = [b / c for b, c in rate]
+        print(f'backfill rate / consumer initial snapshot, per run: {", ".join(f"{r:.2f}" for r in ratios)}; '
+              f'median {statistics.median(ratios):.2f}x (target >= 0.6x)')
+    if p99:
+        ratios = [b / c for b, c in p99]
+        print(f'streamed p99 during the backfill / during the copy paced to its rate, per run: '
+              f'{", ".join(f"{b:.1f}/{c:.1f} ms" for b, c in p99)}; median {statistics.median(ratios):.2f}x '
+              f'(target <= 1.5x)')
+    sys.exit(0)
+
+results_tsv, latency_tsv, footprint_tsv = sys.argv[1:4]
+slow_tsv = sys.argv[4] if len(sys.argv) > 4 else None
+big_tsv = sys.argv[5] if len(sys.argv) > 5 else None
+outbox_tsv = sys.argv[6] if len(sys.argv) > 6 else None
+backfill_txt = sys.argv[7] if len(sys.argv) > 7 else None
+env = os.environ
+expected = int(env['EXPECTED'])
 
 
 runs = {}
@@ -108,6 +152,18 @@ if 'kafka-relay' in runs and 'spring-change' in runs:
       f'listener\'s in this run (medians).')
     w('')
 
+if 'kafka-producer' in runs:
+    producer = statistics.median(expected / r['f2l'] for r in runs['kafka-producer'])
+    spring = statistics.median(expected / r['f2l'] for r in runs['spring-change']) if 'spring-change' in runs else None
+    relay = statistics.median(expected / r['f2l'] for r in runs['kafka-relay']) if 'kafka-relay' in runs else None
+    w('- *kafka-producer*: the Kafka relay\'s floor: raw pgjdbc reads the slot, decoding nothing, and sends one '
+      'record per change of the relay\'s mean size, with its headers, through the relay\'s two transactional '
+      'producers (same settings) to the same in-JVM broker and reader, a Kafka transaction per batch of up to 100 '
+      'source transactions with its offset record, as the relay commits'
+      + (f'; {producer / spring:.2f}× the Spring `Change` listener' if spring else '')
+      + (f', the relay at {relay / producer:.2f}× it' if relay else '') + ' (medians).')
+    w('')
+
 formats = [(leg, name) for leg, name in (('kafka-relay-debezium', 'Debezium\'s envelope (`postlog.kafka.format=debezium`)'),
                                           ('kafka-relay-cloudevents', 'binary-mode CloudEvents '
                                            '(`postlog.kafka.format=cloudevents`)')) if leg in runs]
@@ -127,14 +183,25 @@ if lat:
     w('')
     w(f'A writer commits {env["RATE"]} single-row INSERT transactions per second for {env["LATENCY_SECONDS"]} s '
       f'({env["WRITER_CONNECTIONS"]} connections, each paced to its share); the listener measures commit time '
-      '(`Change.commitTime()`, Debezium\'s `source.ts_us`) to its own invocation, for every change.')
+      '(`Change.commitTime()`, Debezium\'s `source.ts_us`) to its own invocation, for every change. '
+      f'{env["LATENCY_RUNS"]} run(s); in each the legs take turns, each from a slot of its own.')
     w('')
     warm = env['LATENCY_WARMUP']
-    w(f'| leg | changes | p50 ms | p99 ms | max ms | after the first {warm} s: p50 ms | p99 ms | max ms '
+    w(f'| leg | run | changes | p50 ms | p99 ms | max ms | after the first {warm} s: p50 ms | p99 ms | max ms '
       '| writer tx/s achieved | writer max lag behind schedule ms |')
-    w('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
-    for leg, total, p50, p99, mx, achieved, behind, sp50, sp99, smax in lat:
-        w(f'| {leg} | {int(total):,} | {p50} | {p99} | {mx} | {sp50} | {sp99} | {smax} | {float(achieved):,.0f} | {behind} |')
+    w('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    for leg, run, total, p50, p99, mx, achieved, behind, sp50, sp99, smax in lat:
+        w(f'| {leg} | {run} | {int(total):,} | {p50} | {p99} | {mx} | {sp50} | {sp99} | {smax} '
+          f'| {float(achieved):,.0f} | {behind} |')
+    w('')
+    w(f'Medians over the runs (after the first {warm} s):')
+    w('')
+    w('| leg | p50 ms | p99 ms | max ms |')
+    w('|---|---:|---:|---:|')
+    for leg in dict.fromkeys(r[0] for r in lat):
+        mine = [r for r in lat if r[0] == leg]
+        w(f'| {leg} | {statistics.median(float(r[8]) for r in mine):.2f} '
+          f'| {statistics.median(float(r[9]) for r in mine):.2f} | {statistics.median(float(r[10]) for r in mine):.2f} |')
     w('')
 
 slow = rows(slow_tsv) if slow_tsv else []
@@ -195,11 +262,12 @@ if outbox:
       'notes its arrival. Latency is from the writer\'s `commit()` returning to the consumer\'s `poll` returning '
       'the event.')
     w('')
-    w(f'| events | writer tx/s achieved | writer max lag behind schedule ms | p50 ms | p99 ms | max ms '
-      f'| after the first {env["LATENCY_WARMUP"]} s: p50 ms | p99 ms | max ms |')
-    w('|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
-    for events, achieved, behind, p50, p99, mx, sp50, sp99, smax in outbox:
-        w(f'| {int(events):,} | {float(achieved):,.0f} | {behind} | {p50} | {p99} | {mx} | {sp50} | {sp99} | {smax} |')
+    w(f'| run | events | writer tx/s achieved | writer max lag behind schedule ms | p50 ms | p99 ms | max ms '
+      f'| after the first {env["LATENCY_WARMUP"]} s: p50 ms | p99 ms | max ms | 1-min load at its end |')
+    w('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+    for run, events, achieved, behind, p50, p99, mx, sp50, sp99, smax, load in outbox:
+        w(f'| {run} | {int(events):,} | {float(achieved):,.0f} | {behind} | {p50} | {p99} | {mx} | {sp50} | {sp99} '
+          f'| {smax} | {load} |')
     w('')
 
 fp = rows(footprint_tsv)
@@ -214,4 +282,104 @@ if fp:
           if int(count) <= 12 else f'- **{label}**: {count} jars, {int(size) / 1048576:.1f} MB')
     w('')
 
-print('\n'.join(out))
+bf_rate, bf_p99 = backfill_ratios(backfill_txt) if backfill_txt else ([], [])
+if backfill_txt and backfill_runs(backfill_txt):
+    w('## Backfill while streaming')
+    w('')
+    w(f'`BackfillLeg` (as `run-backfill.sh` runs it) on `bench_rows` as the workload and the latency runs left it, '
+      f'{env["BACKFILL_RUNS"]} run(s): the consumer\'s initial snapshot of the table (parallelism 2, rows alone); then a '
+      f'consumer streaming `bench_stream`, into which a writer commits {env["BACKFILL_RATE"]} single-row transactions '
+      f'a second, measured for {env["BACKFILL_SECONDS"]} s alone (`stream-only`), during a backfill of the table '
+      '(chunks of 10,000) and during a plain session\'s binary `COPY` of the table in the same chunks, paced to the '
+      'backfill\'s rate in that run (`stream-during-copy`: the server\'s and the machine\'s share).')
+    w('')
+    w('| run | leg | rows/s | streamed changes | p50 ms | p99 ms |')
+    w('|---:|---|---:|---:|---:|---:|')
+    for run, legs in sorted(backfill_runs(backfill_txt).items()):
+        for leg, f in legs.items():
+            rate = f.get('rows_per_s') or f.get('backfill_rows_per_s') or ''
+            w(f'| {run} | {leg} | {float(rate):,.0f} | {f.get("changes", "")} | {f.get("p50_ms", "")} '
+              f'| {f.get("p99_ms", "")} |' if rate and float(rate) > 0 else
+              f'| {run} | {leg} | | {f.get("changes", "")} | {f.get("p50_ms", "")} | {f.get("p99_ms", "")} |')
+    w('')
+
+# --- Against the floors (issue 33) ---------------------------------------------------------
+def median_rate(leg):
+    return statistics.median(expected / r['f2l'] for r in runs[leg]) if leg in runs else None
+
+
+def lat_p99(leg):
+    mine = [float(r[9]) for r in lat if r[0] == leg]
+    return statistics.median(mine) if mine else None
+
+
+floors = []  # figure, measured, reference, ratio, target text, met
+
+
+def floor_row(figure, measured, reference, ratio, target, met):
+    floors.append((figure, measured, reference,
+                   'n/a' if ratio is None else f'{ratio:.2f}×', target,
+                   'not measured' if met is None else ('met' if met else '**missed**')))
+
+
+if 'spring-change' in runs and 'pgjdbc-raw' in runs:
+    spring = statistics.median(r['rss'] for r in runs['spring-change']) / 1024
+    raw = statistics.median(r['rss'] for r in runs['pgjdbc-raw']) / 1024
+    floor_row('peak RSS of the Spring leg, default flags', f'spring-change {spring:,.0f} MB',
+              f'pgjdbc-raw {raw:,.0f} MB', spring / raw, '≤ 1.2×', spring / raw <= 1.2)
+else:
+    floor_row('peak RSS of the Spring leg, default flags', 'n/a', 'pgjdbc-raw', None, '≤ 1.2×', None)
+if lat_p99('spring-change') is not None and lat_p99('pgjdbc-handoff') is not None:
+    a, b = lat_p99('spring-change'), lat_p99('pgjdbc-handoff')
+    floor_row(f'p99 commit → listener at {env["RATE"]} tx/s, after {env["LATENCY_WARMUP"]} s',
+              f'spring-change {a:.2f} ms', f'pgjdbc-handoff {b:.2f} ms', a / b, '≤ 1.5×', a / b <= 1.5)
+else:
+    floor_row('p99 commit → listener', 'n/a', 'pgjdbc-handoff', None, '≤ 1.5×', None)
+if bf_rate:
+    r = statistics.median(b / c for b, c in bf_rate)
+    floor_row('backfill rate (ratio: median of the per-run ratios)',
+              f'backfill {statistics.median(b for b, _ in bf_rate):,.0f} rows/s (median)',
+              f'consumer-initial-snapshot {statistics.median(c for _, c in bf_rate):,.0f} rows/s (median)',
+              r, '≥ 0.6×', r >= 0.6)
+else:
+    floor_row('backfill rate', 'n/a', 'consumer initial snapshot', None, '≥ 0.6×', None)
+if bf_p99:
+    r = statistics.median(b / c for b, c in bf_p99)
+    floor_row('streamed p99 during a backfill (ratio: median of the per-run ratios)', f'{statistics.median(b for b, _ in bf_p99):.1f} ms (median)',
+              f'stream-during-copy {statistics.median(c for _, c in bf_p99):.1f} ms (median)', r, '≤ 1.5×', r <= 1.5)
+else:
+    floor_row('streamed p99 during a backfill', 'n/a', 'stream-during-copy', None, '≤ 1.5×', None)
+relay, spring_rate = median_rate('kafka-relay'), median_rate('spring-change')
+if relay and spring_rate:
+    producer = median_rate('kafka-producer')
+    reference = f'spring-change {spring_rate:,.0f}/s'
+    if producer:
+        reference += (f'; floor kafka-producer {producer:,.0f}/s = {producer / spring_rate:.2f}× the listener, '
+                      f'relay {relay / producer:.2f}× its floor')
+    floor_row('Kafka relay rate', f'kafka-relay {relay:,.0f}/s', reference, relay / spring_rate, '≥ 0.8×',
+              relay / spring_rate >= 0.8)
+else:
+    floor_row('Kafka relay rate', 'n/a', 'spring-change', None, '≥ 0.8×', None)
+if outbox:
+    p99 = statistics.median(float(r[8]) for r in outbox)
+    loads = ', '.join(r[10] for r in outbox)
+    floor_row(f'outbox p99 at {env["OUTBOX_RATE"]} events/s, after {env["LATENCY_WARMUP"]} s',
+              f'{p99:.1f} ms (median of {len(outbox)})', f'1-min load at each run\'s end: {loads}', None, '< 50 ms',
+              p99 < 50)
+else:
+    floor_row('outbox p99 at 100 events/s', 'n/a', '', None, '< 50 ms', None)
+if spring_rate and floor:
+    floor_row('Spring `Change` listener rate', f'spring-change {spring_rate:,.0f}/s',
+              f'pg_recvlogical {floor:,.0f}/s', spring_rate / floor, '≥ 1.0×', spring_rate / floor >= 1.0)
+else:
+    floor_row('Spring `Change` listener rate', 'n/a', 'pg_recvlogical', None, '≥ 1.0×', None)
+
+head = out[:out.index('## Throughput')]
+body = out[out.index('## Throughput'):]
+table = ['## Against the floors (issue 33)', '',
+         'Each figure beside its reference leg from this run (medians of the runs; latency and outbox: medians of '
+         f'{env.get("LATENCY_RUNS", "1")} run(s); backfill: median of the per-run ratios).', '',
+         '| figure | measured | reference leg | ratio | target | |', '|---|---|---|---:|---|---|']
+table += [f'| {a} | {b} | {c} | {d} | {e} | {f} |' for a, b, c, d, e, f in floors]
+table.append('')
+print('\n'.join(head + table + body))

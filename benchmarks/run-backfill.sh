@@ -51,3 +51,5 @@ echo "on $(nproc) cores ($(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -
 echo "table bench_rows: $ROWS rows, $SIZE; load average before $LOAD_BEFORE, after $LOAD_AFTER (a shared machine)."
 echo
 grep '^RESULT' "$WORK/results.txt"
+echo
+python3 "$ROOT/benchmarks/e2e-report.py" --backfill-summary "$WORK/results.txt"

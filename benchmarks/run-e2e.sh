@@ -6,11 +6,12 @@
 #
 #   benchmarks/run-e2e.sh [--rows N] [--runs K] [--legs a,b,c] [--latency-seconds S]
 #                         [--rate TX_PER_S] [--slow-changes N] [--no-footprint] [--big-rows N]
-#                         [--outbox-seconds S] [--outbox-rate N] [--out FILE]
+#                         [--outbox-seconds S] [--outbox-rate N] [--latency-runs K]
+#                         [--backfill-runs K] [--backfill-rate R] [--backfill-seconds S] [--out FILE]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ALL_LEGS=recvlogical,pgjdbc-raw,pgjdbc-handoff,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-filtered,spring-change-schema,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,kafka-relay-debezium,kafka-relay-cloudevents,debezium-connect,debezium-json
+ALL_LEGS=recvlogical,pgjdbc-raw,pgjdbc-handoff,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-filtered,spring-change-schema,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,kafka-relay-debezium,kafka-relay-cloudevents,kafka-producer,debezium-connect,debezium-json
 ROWS=1000000
 RUNS=3
 LEGS=$ALL_LEGS
@@ -27,7 +28,15 @@ SLOW_CHANGES=100000
 BIG_ROWS=0
 # The outbox latency run: single-row outbox transactions per second, for how long; 0 s skips it.
 OUTBOX_SECONDS=60
-OUTBOX_RATE=1000
+# Issue 33's outbox row is at 100 events/s.
+OUTBOX_RATE=100
+# Runs of the latency and outbox sections (default: --runs); the report gives their medians.
+LATENCY_RUNS=
+# Runs of the backfill section (BackfillLeg on bench_rows as the workload left it, against
+# this server; default: --runs, 0 skips it), its writer's rate and measured seconds.
+BACKFILL_RUNS=
+BACKFILL_RATE=1000
+BACKFILL_SECONDS=10
 OUT=$ROOT/benchmarks/RESULTS.md
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 
@@ -43,8 +52,12 @@ while [ $# -gt 0 ]; do
 		--big-rows) BIG_ROWS=$2; shift 2 ;;
 		--outbox-seconds) OUTBOX_SECONDS=$2; shift 2 ;;
 		--outbox-rate) OUTBOX_RATE=$2; shift 2 ;;
+		--latency-runs) LATENCY_RUNS=$2; shift 2 ;;
+		--backfill-runs) BACKFILL_RUNS=$2; shift 2 ;;
+		--backfill-rate) BACKFILL_RATE=$2; shift 2 ;;
+		--backfill-seconds) BACKFILL_SECONDS=$2; shift 2 ;;
 		--out) OUT=$2; shift 2 ;;
-		-h|--help) sed -n 2,9p "$0"; exit 0 ;;
+		-h|--help) sed -n 2,10p "$0"; exit 0 ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
 	esac
 done
@@ -54,6 +67,9 @@ log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
 [ $((ROWS % 10000)) -eq 0 ] && [ "$ROWS" -gt 0 ] || die "--rows must be a positive multiple of 10000"
 [ "$RUNS" -ge 1 ] || die "--runs must be at least 1"
+LATENCY_RUNS=${LATENCY_RUNS:-$RUNS}
+BACKFILL_RUNS=${BACKFILL_RUNS:-$RUNS}
+[ "$LATENCY_RUNS" -ge 1 ] || die "--latency-runs must be at least 1"
 IFS=, read -r -a LEG_LIST <<<"$LEGS"
 for leg in "${LEG_LIST[@]}"; do
 	case ",$ALL_LEGS," in *",$leg,"*) ;; *) die "unknown leg '$leg' (known: $ALL_LEGS)" ;; esac
@@ -128,7 +144,7 @@ fi
 # --- build --------------------------------------------------------------------------------
 PROFILE=()
 if has_leg debezium-connect || has_leg debezium-json || [ "$FOOTPRINT" -eq 1 ]; then PROFILE=(-Pdebezium); fi
-if has_leg kafka-relay || has_leg kafka-relay-debezium || has_leg kafka-relay-cloudevents || [ "$OUTBOX_SECONDS" -gt 0 ]; then
+if has_leg kafka-relay || has_leg kafka-relay-debezium || has_leg kafka-relay-cloudevents || has_leg kafka-producer || [ "$OUTBOX_SECONDS" -gt 0 ]; then
 	PROFILE+=(-Pkafka)
 fi
 log "build (./mvnw -pl benchmarks -am ${PROFILE[*]} package)"
@@ -230,6 +246,8 @@ leg_command() { # leg slot expected latency ready
 		# The same relay writing Debezium's envelope, or binary-mode CloudEvents.
 		kafka-relay-debezium | kafka-relay-cloudevents) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaRelayLeg \
 			"${common[@]}" format="${leg#kafka-relay-}" leg="$leg" ;;
+		# The Kafka relay's floor: raw pgjdbc, the relay's producers and broker, no decoding.
+		kafka-producer) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaProducerLeg "${common[@]}" ;;
 		spring-sink-slot | spring-sink-jdbc) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SinkLeg "${common[@]}" \
 			store="${leg#spring-sink-}" batch=100 sink="sink_$slot" ;;
 		debezium-connect | debezium-json) echo "${JAVA[@]}" io.postlog.benchmarks.debezium.DebeziumLeg "${common[@]}" \
@@ -289,28 +307,33 @@ done
 
 # --- latency ------------------------------------------------------------------------------
 : >"$WORK/latency.tsv"
+# Appends to latency.tsv: leg run total p50 p99 max achieved behind steady_p50 steady_p99
+# steady_max. Each run of each leg reads a slot of its own, created just before it; the
+# legs take turns within a run, so load drifts over the runs touch every leg alike.
 if [ "$LATENCY_SECONDS" -gt 0 ]; then
 	lat_index=0
+	for lat_run in $(seq 1 "$LATENCY_RUNS"); do
 	for leg in pgjdbc-raw pgjdbc-handoff core-binary spring-change debezium-connect; do
 		has_leg "$leg" || continue
 		lat_index=$((lat_index + 1))
-		slot="lat_${leg//-/_}"
+		slot="lat_${leg//-/_}_$lat_run"
 		sql "SELECT 1 FROM pg_create_logical_replication_slot('$slot', 'pgoutput')" >/dev/null
 		total=$((RATE * LATENCY_SECONDS))
-		ready="$WORK/legs/$leg-latency.ready"
+		lat_log="$WORK/legs/$leg-latency-$lat_run"
+		ready="$lat_log.ready"
 		read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$total" true "$ready") warmup=$((RATE * LATENCY_WARMUP))"
-		"${cmd[@]}" >"$WORK/legs/$leg-latency.log" 2>&1 &
+		"${cmd[@]}" >"$lat_log.log" 2>&1 &
 		pid=$!
 		for _ in $(seq 1 240); do [ -f "$ready" ] || ! kill -0 "$pid" 2>/dev/null && break; sleep 0.5; done
-		[ -f "$ready" ] || { tail -20 "$WORK/legs/$leg-latency.log" >&2; die "leg $leg did not start"; }
+		[ -f "$ready" ] || { tail -20 "$lat_log.log" >&2; die "leg $leg did not start"; }
 		sleep 2
-		log "latency: $leg, $RATE single-row transactions/s for $LATENCY_SECONDS s"
+		log "latency: $leg (run $lat_run), $RATE single-row transactions/s for $LATENCY_SECONDS s"
 		"${JAVA[@]}" io.postlog.benchmarks.e2e.LatencyWriter url="$URL" user=postgres rate="$RATE" \
 			seconds="$LATENCY_SECONDS" connections="$WRITER_CONNECTIONS" firstId=$((100000000 * lat_index)) \
-			>"$WORK/legs/$leg-latency-writer.log" 2>&1 || { cat "$WORK/legs/$leg-latency-writer.log" >&2; die "writer failed"; }
-		wait "$pid" || { tail -20 "$WORK/legs/$leg-latency.log" >&2; die "latency leg $leg failed"; }
-		line=$(grep '^RESULT ' "$WORK/legs/$leg-latency.log")
-		writer=$(grep '^WRITER ' "$WORK/legs/$leg-latency-writer.log")
+			>"$lat_log-writer.log" 2>&1 || { cat "$lat_log-writer.log" >&2; die "writer failed"; }
+		wait "$pid" || { tail -20 "$lat_log.log" >&2; die "latency leg $leg failed"; }
+		line=$(grep '^RESULT ' "$lat_log.log")
+		writer=$(grep '^WRITER ' "$lat_log-writer.log")
 		p50=$(sed -n 's/.* p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
 		p99=$(sed -n 's/.* p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
 		max=$(sed -n 's/.* max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
@@ -319,10 +342,11 @@ if [ "$LATENCY_SECONDS" -gt 0 ]; then
 		sp50=$(sed -n 's/.* steady_p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
 		sp99=$(sed -n 's/.* steady_p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
 		smax=$(sed -n 's/.* steady_max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$total" "$p50" "$p99" "$max" "$achieved" "$behind" \
-			"$sp50" "$sp99" "$smax" >>"$WORK/latency.tsv"
-		log "latency $leg: p50 $p50 ms, p99 $p99 ms, max $max ms (writer $achieved tx/s)"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$lat_run" "$total" "$p50" "$p99" "$max" \
+			"$achieved" "$behind" "$sp50" "$sp99" "$smax" >>"$WORK/latency.tsv"
+		log "latency $leg (run $lat_run): p50 $p50 ms, p99 $p99 ms, max $max ms, after warm-up p99 $sp99 ms (writer $achieved tx/s)"
 		sql "SELECT 1 FROM pg_drop_replication_slot('$slot')" >/dev/null
+	done
 	done
 fi
 
@@ -392,17 +416,41 @@ fi
 
 # --- outbox latency -----------------------------------------------------------------------
 : >"$WORK/outbox.tsv"
+# Appends to outbox.tsv: run events achieved behind p50 p99 max steady_p50 steady_p99
+# steady_max load1 (the 1-minute load average when the run ended). Each run has a slot, a
+# publication and a broker of its own.
 if [ "$OUTBOX_SECONDS" -gt 0 ]; then
-	log "outbox: $OUTBOX_RATE single-row outbox transactions/s for $OUTBOX_SECONDS s through the Kafka relay"
-	"${JAVA[@]}" io.postlog.benchmarks.kafka.OutboxLatencyRun url="$URL" user=postgres rate="$OUTBOX_RATE" \
-		seconds="$OUTBOX_SECONDS" warmup="$LATENCY_WARMUP" >"$WORK/legs/outbox-latency.log" 2>&1 \
-		|| { tail -20 "$WORK/legs/outbox-latency.log" >&2; die "outbox latency run failed"; }
-	line=$(grep '^OUTBOX ' "$WORK/legs/outbox-latency.log")
-	field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$line"; }
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(field events)" "$(field rate)" "$(field max_behind_ms)" \
-		"$(field p50_ms)" "$(field p99_ms)" "$(field max_ms)" "$(field steady_p50_ms)" "$(field steady_p99_ms)" \
-		"$(field steady_max_ms)" >>"$WORK/outbox.tsv"
-	log "outbox: p50 $(field p50_ms) ms, p99 $(field p99_ms) ms, after warm-up p99 $(field steady_p99_ms) ms"
+	for ob_run in $(seq 1 "$LATENCY_RUNS"); do
+		log "outbox (run $ob_run): $OUTBOX_RATE single-row outbox transactions/s for $OUTBOX_SECONDS s through the Kafka relay"
+		ob_log="$WORK/legs/outbox-latency-$ob_run.log"
+		"${JAVA[@]}" io.postlog.benchmarks.kafka.OutboxLatencyRun url="$URL" user=postgres rate="$OUTBOX_RATE" \
+			seconds="$OUTBOX_SECONDS" warmup="$LATENCY_WARMUP" slot="outbox_latency_$ob_run" >"$ob_log" 2>&1 \
+			|| { tail -20 "$ob_log" >&2; die "outbox latency run failed"; }
+		line=$(grep '^OUTBOX ' "$ob_log")
+		field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$line"; }
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$ob_run" "$(field events)" "$(field rate)" \
+			"$(field max_behind_ms)" "$(field p50_ms)" "$(field p99_ms)" "$(field max_ms)" "$(field steady_p50_ms)" \
+			"$(field steady_p99_ms)" "$(field steady_max_ms)" "$(cut -d' ' -f1 /proc/loadavg)" >>"$WORK/outbox.tsv"
+		log "outbox (run $ob_run): p50 $(field p50_ms) ms, p99 $(field p99_ms) ms, after warm-up p99 $(field steady_p99_ms) ms"
+	done
+fi
+
+# --- backfill -----------------------------------------------------------------------------
+# BackfillLeg (as run-backfill.sh runs it) on bench_rows as the workload and the latency runs
+# left it, against this server: the consumer's initial snapshot, then a backfill while a
+# writer streams, against a plain session reading the table the same way paced to the
+# backfill's rate. Its RESULT lines go to backfill.txt.
+: >"$WORK/backfill.txt"
+if [ "$BACKFILL_RUNS" -gt 0 ]; then
+	sql "VACUUM ANALYZE bench_rows"
+	bf_rows=$(sql "SELECT count(*) FROM bench_rows")
+	log "backfill: $BACKFILL_RUNS run(s) over $bf_rows rows, writer at $BACKFILL_RATE tx/s for $BACKFILL_SECONDS s"
+	"${JAVA[@]}" io.postlog.benchmarks.e2e.BackfillLeg url="$URL" user=postgres table=bench_rows rows="$bf_rows" \
+		runs="$BACKFILL_RUNS" rate="$BACKFILL_RATE" seconds="$BACKFILL_SECONDS" chunk=10000 \
+		>"$WORK/legs/backfill.log" 2>&1 || { tail -20 "$WORK/legs/backfill.log" >&2; die "backfill run failed"; }
+	grep -q '^FAILED' "$WORK/legs/backfill.log" && { grep '^FAILED' "$WORK/legs/backfill.log" >&2; die "a backfill leg failed"; }
+	grep '^RESULT' "$WORK/legs/backfill.log" >"$WORK/backfill.txt"
+	python3 "$ROOT/benchmarks/e2e-report.py" --backfill-summary "$WORK/backfill.txt" >&2
 fi
 
 # --- footprint ----------------------------------------------------------------------------
@@ -461,9 +509,9 @@ export BIG_ROWS ROWS RUNS EXPECTED FILTERED_EXPECTED LEGS LATENCY_SECONDS LATENC
 export JAVA_VERSION="$(java -version 2>&1 | head -2 | tr '\n' ' ')"
 export CPU_MODEL="$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 export NPROC="$(nproc)" MEMORY="$(free -h | awk '/^Mem:/ { print $2 }')"
-export OUTBOX_SECONDS OUTBOX_RATE
-export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES --big-rows $BIG_ROWS --outbox-seconds $OUTBOX_SECONDS --outbox-rate $OUTBOX_RATE"
+export OUTBOX_SECONDS OUTBOX_RATE LATENCY_RUNS BACKFILL_RUNS BACKFILL_RATE BACKFILL_SECONDS
+export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES --big-rows $BIG_ROWS --outbox-seconds $OUTBOX_SECONDS --outbox-rate $OUTBOX_RATE --latency-runs $LATENCY_RUNS --backfill-runs $BACKFILL_RUNS --backfill-rate $BACKFILL_RATE --backfill-seconds $BACKFILL_SECONDS"
 python3 "$ROOT/benchmarks/e2e-report.py" "$WORK/results.tsv" "$WORK/latency.tsv" "$WORK/footprint.tsv" \
-	"$WORK/slow.tsv" "$WORK/big.tsv" "$WORK/outbox.tsv" >"$OUT"
+	"$WORK/slow.tsv" "$WORK/big.tsv" "$WORK/outbox.tsv" "$WORK/backfill.txt" >"$OUT"
 log "wrote $OUT"
 cat "$OUT"

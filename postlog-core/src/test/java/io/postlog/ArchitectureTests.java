@@ -45,7 +45,8 @@ class ArchitectureTests {
 	@Test
 	void theConsumersLowerRoomsDoNotDependOnTheConsumer() {
 		noClasses().that()
-			.resideInAnyPackage("io.postlog.consumer.spill..", "io.postlog.consumer.checkpoint..")
+			.resideInAnyPackage("io.postlog.consumer.spill..", "io.postlog.consumer.checkpoint..",
+					"io.postlog.consumer.delivery..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("io.postlog.consumer")

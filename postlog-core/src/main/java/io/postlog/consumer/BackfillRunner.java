@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
+import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.snapshot.BackfillChunk;
 import io.postlog.snapshot.BackfillReader;
 import io.postlog.snapshot.BackfillRefusedException;

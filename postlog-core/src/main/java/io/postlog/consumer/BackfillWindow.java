@@ -16,6 +16,8 @@ import io.postlog.Operation;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.UnchangedToast;
+import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.Event;
 import io.postlog.snapshot.BackfillReader;
 import io.postlog.snapshot.BackfillRow;
 import io.postlog.snapshot.BackfillTable;

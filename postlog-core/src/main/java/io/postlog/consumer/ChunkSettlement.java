@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
+import io.postlog.consumer.delivery.AckWindow;
+
 /**
  * What the backfill thread ({@link BackfillRunner}) waits for on the stream: the stream
  * running before a chunk is read, a chunk delivered by the {@link BackfillWindow} and

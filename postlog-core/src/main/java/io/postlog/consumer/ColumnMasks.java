@@ -17,6 +17,7 @@ import io.postlog.ReplicationConsumerException;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.UnchangedToast;
+import io.postlog.consumer.delivery.Event;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -14,6 +14,7 @@ import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.admin.TableFilter;
+import io.postlog.consumer.delivery.Recipient;
 import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.decoder.LogicalDecoder;
 import io.postlog.decoder.PgOutputLogicalDecoder;
@@ -243,7 +244,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 	}
 
 	boolean wantsMessages() {
-		return this.subscriptions.stream().anyMatch((s) -> s.kind() == ListenerShape.Kind.MESSAGE);
+		return this.subscriptions.stream().anyMatch((s) -> s.kind() == Recipient.Kind.MESSAGE);
 	}
 
 	private static void positive(@Nullable Duration duration, String name) {

@@ -8,6 +8,11 @@ import io.postlog.ReplicationConsumerException;
 import io.postlog.admin.ConnectionLostException;
 import io.postlog.admin.SlotInUseException;
 import io.postlog.admin.SlotInfo;
+import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.ConsumerThreads;
+import io.postlog.consumer.delivery.HandOff;
+import io.postlog.consumer.delivery.Lanes;
+import io.postlog.consumer.delivery.StopSignal;
 import io.postlog.consumer.spill.SpillLimitExceededException;
 import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.decoder.LogicalDecoder;
@@ -389,7 +394,7 @@ final class DeliveryContract implements Runnable {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new ListenerRunner.StopRequested();
+			throw new StopSignal.StopRequested();
 		}
 	}
 
@@ -413,7 +418,7 @@ final class DeliveryContract implements Runnable {
 	}
 
 	private void fail(Throwable cause) {
-		if (this.stop.requested() && cause instanceof ListenerRunner.StopRequested) {
+		if (this.stop.requested() && cause instanceof StopSignal.StopRequested) {
 			return;
 		}
 		ConsumerFailureLog.failed(this.config.slotName(), this.window.acked(), cause);

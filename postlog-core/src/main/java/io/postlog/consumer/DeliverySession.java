@@ -11,6 +11,12 @@ import java.util.function.Supplier;
 import io.postlog.Lsn;
 import io.postlog.ReplicationConsumerException;
 import io.postlog.admin.ConnectionLostException;
+import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.ConsumerThreads;
+import io.postlog.consumer.delivery.Event;
+import io.postlog.consumer.delivery.HandOff;
+import io.postlog.consumer.delivery.Lanes;
+import io.postlog.consumer.delivery.StopSignal;
 import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.decoder.DecoderCatalog;
@@ -190,7 +196,7 @@ final class DeliverySession {
 			try {
 				this.dispatcher.sessionEnded(end);
 			}
-			catch (InterruptedException | ListenerRunner.StopRequested ex) {
+			catch (InterruptedException | StopSignal.StopRequested ex) {
 				logger.debug("Lanes of slot {} did not settle before the stop", this.config.slotName());
 			}
 			catch (RuntimeException ex) {
@@ -263,7 +269,7 @@ final class DeliverySession {
 				}
 			}
 		}
-		catch (ListenerRunner.StopRequested ex) {
+		catch (StopSignal.StopRequested ex) {
 			unacknowledgedAtStop();
 			return null;
 		}

@@ -12,6 +12,12 @@ import io.postlog.Lsn;
 import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.Transaction;
+import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.ConsumerThreads;
+import io.postlog.consumer.delivery.Event;
+import io.postlog.consumer.delivery.Recipient;
+import io.postlog.consumer.delivery.StopSignal;
+import io.postlog.consumer.delivery.Target;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -94,10 +100,11 @@ final class Dispatcher {
 		this.stop = stop;
 		this.store = config.checkpointStore();
 		this.ledger = this.store.transactional() ? new FailureLedger() : null;
-		this.targets.addAll(Target.of(config, window, states, stop, threads, this.ledger, controls, onLaneFailure));
+		this.targets.addAll(
+				SubscriptionTargets.of(config, window, states, stop, threads, this.ledger, controls, onLaneFailure));
 		this.buffering = config.subscriptions()
 			.stream()
-			.anyMatch((subscription) -> subscription.kind() == ListenerShape.Kind.TRANSACTION);
+			.anyMatch((subscription) -> subscription.kind() == Recipient.Kind.TRANSACTION);
 	}
 
 	boolean inTransaction() {
@@ -137,7 +144,7 @@ final class Dispatcher {
 	 * @param event the event
 	 * @throws HandlerFailedException if a subscription's error handler failed the
 	 * consumer
-	 * @throws ListenerRunner.StopRequested if a stop ended a wait
+	 * @throws StopSignal.StopRequested if a stop ended a wait
 	 * @throws ReplicationConsumerException if the transaction is too large or the events
 	 * are out of order
 	 * @throws InterruptedException if interrupted while waiting for room
@@ -177,7 +184,7 @@ final class Dispatcher {
 		}
 		this.window.awaitBelow(this.config.maxUnacknowledged(), this.stop::overdue);
 		if (this.stop.overdue()) {
-			throw new ListenerRunner.StopRequested();
+			throw new StopSignal.StopRequested();
 		}
 		this.controls.atBoundary(begin.commitLsn(), this.window);
 		this.entry = this.window.begin(begin.commitLsn());
@@ -317,7 +324,7 @@ final class Dispatcher {
 	 * @return the batch's entry in the window
 	 * @throws HandlerFailedException if a subscription's error handler failed the
 	 * consumer
-	 * @throws ListenerRunner.StopRequested if a stop ended a wait
+	 * @throws StopSignal.StopRequested if a stop ended a wait
 	 * @throws InterruptedException if interrupted while waiting for room
 	 */
 	AckWindow.Entry snapshot(List<Event.ChangeArrived> rows, Lsn consistentPoint, Instant snapshotTime)
@@ -327,7 +334,7 @@ final class Dispatcher {
 		}
 		this.window.awaitBelow(this.config.maxUnacknowledged(), this.stop::overdue);
 		if (this.stop.overdue()) {
-			throw new ListenerRunner.StopRequested();
+			throw new StopSignal.StopRequested();
 		}
 		this.controls.atBoundary(consistentPoint, this.window);
 		AckWindow.Entry entry = this.window.snapshot(consistentPoint);
@@ -449,7 +456,7 @@ final class Dispatcher {
 	 */
 	void rewind(String subscriptionId, Lsn from) {
 		for (Target target : this.targets) {
-			if (target.subscription.id().equals(subscriptionId)) {
+			if (target.subscriptionId().equals(subscriptionId)) {
 				target.rewindBefore(from);
 			}
 		}

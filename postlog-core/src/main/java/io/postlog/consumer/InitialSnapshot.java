@@ -14,6 +14,10 @@ import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
 import io.postlog.admin.ReplicationAdmin;
+import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.Event;
+import io.postlog.consumer.delivery.Lanes;
+import io.postlog.consumer.delivery.StopSignal;
 import io.postlog.snapshot.ChunkRange;
 import io.postlog.snapshot.ExportedSnapshot;
 import io.postlog.snapshot.SnapshotHandOff;
@@ -135,7 +139,7 @@ final class InitialSnapshot {
 	 * the slot
 	 * @throws io.postlog.snapshot.SnapshotException if the snapshot cannot be taken, read
 	 * or handed over
-	 * @throws ListenerRunner.StopRequested if a stop ended it
+	 * @throws StopSignal.StopRequested if a stop ended it
 	 * @throws InterruptedException if interrupted while delivering
 	 */
 	void run() throws InterruptedException {
@@ -252,14 +256,14 @@ final class InitialSnapshot {
 		this.exporting = replication;
 		try {
 			if (this.cancelled) {
-				throw new ListenerRunner.StopRequested();
+				throw new StopSignal.StopRequested();
 			}
 			return this.admin.apply("Exporting the snapshot of slot " + this.config.slotName(),
 					handOff::exportSnapshot);
 		}
 		catch (RuntimeException ex) {
 			if (this.cancelled) {
-				throw new ListenerRunner.StopRequested();
+				throw new StopSignal.StopRequested();
 			}
 			throw ex;
 		}
@@ -310,7 +314,7 @@ final class InitialSnapshot {
 			if (this.stop.requested()) {
 				logger.info("Consumer of slot {} stops before its snapshot was acknowledged; it is taken again",
 						this.config.slotName());
-				throw new ListenerRunner.StopRequested();
+				throw new StopSignal.StopRequested();
 			}
 		}
 		return result;
@@ -410,7 +414,7 @@ final class InitialSnapshot {
 		@Override
 		public void accept(Change change) {
 			if (InitialSnapshot.this.stop.requested()) {
-				throw new ListenerRunner.StopRequested();
+				throw new StopSignal.StopRequested();
 			}
 			// Lanes are drained before the stream starts, so a snapshot row's lane
 			// need not follow its key: the row's id spreads them.
@@ -433,7 +437,7 @@ final class InitialSnapshot {
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
-				throw new ListenerRunner.StopRequested();
+				throw new StopSignal.StopRequested();
 			}
 		}
 

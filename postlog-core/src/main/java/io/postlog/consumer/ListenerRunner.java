@@ -9,6 +9,9 @@ import io.postlog.LogicalMessage;
 import io.postlog.Lsn;
 import io.postlog.SchemaChange;
 import io.postlog.Transaction;
+import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.Runner;
+import io.postlog.consumer.delivery.StopSignal;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * thread's interrupt flag set has the flag cleared and reported. Not thread-safe: one
  * runner per thread.
  */
-final class ListenerRunner {
+final class ListenerRunner implements Runner {
 
 	private static final Logger logger = LoggerFactory.getLogger(ListenerRunner.class);
 
@@ -87,18 +90,21 @@ final class ListenerRunner {
 	 * @param change the change
 	 * @param entry its transaction's window entry
 	 * @return how long the successful call took in nanoseconds, 0 when skipped
-	 * @throws StopRequested if a stop ended a wait between attempts
+	 * @throws StopSignal.StopRequested if a stop ended a wait between attempts
 	 * @throws HandlerFailedException if the error handler fails the consumer
 	 */
-	long change(Change change, AckWindow.Entry entry) {
+	@Override
+	public long change(Change change, AckWindow.Entry entry) {
 		return call(change, null, null, null, entry, change.commitLsn());
 	}
 
-	long transaction(Transaction transaction, AckWindow.Entry entry) {
+	@Override
+	public long transaction(Transaction transaction, AckWindow.Entry entry) {
 		return call(null, transaction, null, null, entry, transaction.commitLsn());
 	}
 
-	long message(LogicalMessage message, AckWindow.Entry entry) {
+	@Override
+	public long message(LogicalMessage message, AckWindow.Entry entry) {
 		return call(null, null, message, null, entry, message.lsn());
 	}
 
@@ -108,7 +114,8 @@ final class ListenerRunner {
 	 * @param entry its transaction's window entry
 	 * @return how long the successful call took in nanoseconds, 0 when skipped
 	 */
-	long schema(SchemaChange schema, AckWindow.Entry entry) {
+	@Override
+	public long schema(SchemaChange schema, AckWindow.Entry entry) {
 		return call(null, null, null, schema, entry, schema.commitLsn());
 	}
 
@@ -199,7 +206,7 @@ final class ListenerRunner {
 				}
 				notifyRetrying(attempt, backOff, attemptFailure);
 				if (!this.stop.pause(backOff)) {
-					throw new StopRequested();
+					throw new StopSignal.StopRequested();
 				}
 			}
 		}
@@ -332,20 +339,6 @@ final class ListenerRunner {
 
 	private void notifyRetrying(int attempt, Duration backOff, Throwable failure) {
 		this.listener.retrying(attempt, backOff, failure);
-	}
-
-	/**
-	 * A stop request ended a wait between attempts: what was being delivered stays
-	 * unacknowledged.
-	 */
-	static final class StopRequested extends RuntimeException {
-
-		private static final long serialVersionUID = 1L;
-
-		StopRequested() {
-			super("stop requested", null, false, false);
-		}
-
 	}
 
 }

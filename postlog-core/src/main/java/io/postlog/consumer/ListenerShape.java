@@ -6,6 +6,7 @@ import io.postlog.Acknowledgment;
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
 import io.postlog.Transaction;
+import io.postlog.consumer.delivery.Recipient.Kind;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -23,12 +24,6 @@ import org.jspecify.annotations.Nullable;
 record ListenerShape(Kind kind, boolean acknowledging, Call invocation) {
 
 	/** What a handler is given. */
-	enum Kind {
-
-		CHANGE, TRANSACTION, MESSAGE, SCHEMA
-
-	}
-
 	/** Calls a handler with the one item of its kind that is not {@code null}. */
 	@FunctionalInterface
 	interface Call {

@@ -4,6 +4,8 @@ import java.nio.ByteBuffer;
 import java.util.Deque;
 import java.util.List;
 
+import io.postlog.consumer.delivery.Event;
+
 /**
  * Turns the stream's payloads into events, keeping whatever state the protocol needs
  * (relations, the open transaction, buffered streamed transactions). One per stream, used

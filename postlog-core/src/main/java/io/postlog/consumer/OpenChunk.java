@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.postlog.Change;
 import io.postlog.Operation;
+import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.snapshot.BackfillChunk;
 import io.postlog.snapshot.BackfillTable;
 import org.jspecify.annotations.Nullable;

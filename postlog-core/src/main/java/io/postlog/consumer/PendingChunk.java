@@ -10,6 +10,7 @@ import io.postlog.Change;
 import io.postlog.Lsn;
 import io.postlog.Operation;
 import io.postlog.Row;
+import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.snapshot.BackfillChunk;
 import io.postlog.snapshot.BackfillRow;
 import org.jspecify.annotations.Nullable;

@@ -11,6 +11,7 @@ import io.postlog.ReplicationConsumerException;
 import io.postlog.Row;
 import io.postlog.SchemaChange;
 import io.postlog.TableId;
+import io.postlog.consumer.delivery.Event;
 import io.postlog.decoder.StreamDecoder;
 import io.postlog.pgoutput.PgOutputDecoder;
 import io.postlog.pgoutput.PgOutputMessage;

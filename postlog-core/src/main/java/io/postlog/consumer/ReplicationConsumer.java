@@ -12,6 +12,7 @@ import io.postlog.Lsn;
 import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.spill.SpillDirectory;
 import io.postlog.consumer.spill.SpillDirectoryException;
 import io.postlog.consumer.spill.StreamingOptions;
@@ -74,7 +75,7 @@ public final class ReplicationConsumer {
 	private ReplicationConsumer(ConsumerConfig config) {
 		this.config = config;
 		this.states = new ConsumerStates(config.listener(), config.slotName());
-		this.window = new AckWindow(config.listener(), config.slotName());
+		this.window = new AckWindow(config.listener()::acknowledged, config.slotName());
 		this.spill = new StreamingSpill(config.listener());
 		this.controls = new SubscriptionControls(config.subscriptions(), config.slotName(),
 				!config.checkpointStore().transactional() && !config.temporary(), config.listener());

@@ -3,6 +3,7 @@ package io.postlog.consumer;
 import io.postlog.Lsn;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.admin.SlotInfo;
+import io.postlog.consumer.delivery.AckWindow;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -8,6 +8,9 @@ import java.util.concurrent.TimeUnit;
 
 import io.postlog.Lsn;
 import io.postlog.admin.ConnectionLostException;
+import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.Event;
+import io.postlog.consumer.delivery.HandOff;
 import io.postlog.stream.LogicalStream;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;

@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.util.Deque;
 import java.util.List;
 
+import io.postlog.consumer.delivery.Event;
 import io.postlog.consumer.spill.Replay;
 import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.pgoutput.PgOutputDecoder;

@@ -4,6 +4,7 @@ import java.util.Objects;
 import java.util.function.Predicate;
 
 import io.postlog.Change;
+import io.postlog.consumer.delivery.Recipient;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -121,7 +122,7 @@ public final class Subscription {
 	 * subscription
 	 */
 	public Subscription withSchemaHandler(SchemaHandler handler) {
-		if (kind() != ListenerShape.Kind.CHANGE) {
+		if (kind() != Recipient.Kind.CHANGE) {
 			throw new IllegalArgumentException(
 					"Only a change subscription takes a schema handler, and '" + this.id + "' is a " + kind());
 		}
@@ -140,9 +141,9 @@ public final class Subscription {
 	 * another kind of handler
 	 */
 	public Subscription withConcurrency(int lanes) {
-		if (lanes < 1 || (lanes > 1 && kind() != ListenerShape.Kind.CHANGE)) {
+		if (lanes < 1 || (lanes > 1 && kind() != Recipient.Kind.CHANGE)) {
 			throw new IllegalArgumentException("Concurrency of subscription '" + this.id + "' must be 1"
-					+ ((kind() == ListenerShape.Kind.CHANGE) ? " or more" : " (only change handlers run on lanes)")
+					+ ((kind() == Recipient.Kind.CHANGE) ? " or more" : " (only change handlers run on lanes)")
 					+ " but was " + lanes);
 		}
 		return new Subscription(this.id, this.shape, lanes, this.filter, this.errorHandler, this.autoStartup,
@@ -214,7 +215,7 @@ public final class Subscription {
 		return this.shape.acknowledging();
 	}
 
-	ListenerShape.Kind kind() {
+	Recipient.Kind kind() {
 		return this.shape.kind();
 	}
 

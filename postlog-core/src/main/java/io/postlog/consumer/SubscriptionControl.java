@@ -3,6 +3,8 @@ package io.postlog.consumer;
 import java.time.Instant;
 
 import io.postlog.Lsn;
+import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.WindowMarks;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,7 +39,7 @@ public final class SubscriptionControl {
 	private volatile boolean delivering;
 
 	/** The window's hold and the acknowledgements outstanding. */
-	private final WindowMarks marks = new WindowMarks();
+	private final WindowMarks<PendingAcknowledgment> marks = new WindowMarks<>();
 
 	private volatile @Nullable Throwable cause;
 
@@ -180,7 +182,7 @@ public final class SubscriptionControl {
 		return this.owner.independent();
 	}
 
-	WindowMarks marks() {
+	WindowMarks<PendingAcknowledgment> marks() {
 		return this.marks;
 	}
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.postlog.Lsn;
+import io.postlog.consumer.delivery.AckWindow;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -8,6 +8,10 @@
  * {@code io.postlog} and the other core packages, never on this one, so that the package
  * graph has no cycle (checked by {@code ArchitectureTests}):
  * <ul>
+ * <li>{@code io.postlog.consumer.delivery}: the acknowledgement window, the hand-off
+ * between the reading and the delivering threads, the events handed over, and each
+ * subscription's target, in place or on lanes; a subscription reaches it as a
+ * {@code Recipient} and its handler's call as a {@code Runner}, both made here;</li>
  * <li>{@code io.postlog.consumer.spill}: streamed (large, in-progress) transactions on
  * the heap and in spill files until their commit;</li>
  * <li>{@code io.postlog.consumer.checkpoint}: the table a JDBC checkpoint store keeps its

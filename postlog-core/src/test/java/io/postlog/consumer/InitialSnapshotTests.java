@@ -22,6 +22,10 @@ import io.postlog.Transaction;
 import io.postlog.admin.LostSlotAction;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.ConsumerThreads;
+import io.postlog.consumer.delivery.Event;
+import io.postlog.consumer.delivery.StopSignal;
 import io.postlog.decoder.PgOutputLogicalDecoder;
 import io.postlog.snapshot.InvalidSnapshotNameException;
 import io.postlog.snapshot.SnapshotReadException;
@@ -143,7 +147,7 @@ class InitialSnapshotTests {
 		List<Change> serial = new CopyOnWriteArrayList<>();
 		Map<String, Change> lanes = new ConcurrentHashMap<>();
 		List<Transaction> batches = new CopyOnWriteArrayList<>();
-		AckWindow window = new AckWindow(new ConsumerListener() {
+		AckWindow window = new AckWindow((acked) -> {
 		}, "snapshot_slot");
 		Dispatcher dispatcher = dispatcher(window,
 				Subscription.onChange("serial", (Change change) -> serial.add(change)),
@@ -169,7 +173,7 @@ class InitialSnapshotTests {
 	@Test
 	void aSnapshotBatchIsHeldUntilItsAcknowledgmentsComeAndForgottenWhenAbandoned() throws Exception {
 		Map<String, Acknowledgment> acks = new ConcurrentHashMap<>();
-		AckWindow window = new AckWindow(new ConsumerListener() {
+		AckWindow window = new AckWindow((acked) -> {
 		}, "snapshot_slot");
 		Dispatcher dispatcher = dispatcher(window,
 				Subscription.onChange("deferred", (Change change, Acknowledgment ack) -> acks.put(change.id(), ack)));

@@ -9,6 +9,7 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 import io.postlog.Lsn;
+import io.postlog.consumer.delivery.Event;
 import io.postlog.consumer.spill.Replay;
 import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.pgoutput.PgOutputDecoder;

@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import io.postlog.consumer.delivery.Event;
 import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.stream.ReplicationConnectionFactory;

@@ -16,6 +16,7 @@ import java.util.stream.Stream;
 
 import io.postlog.Change;
 import io.postlog.Lsn;
+import io.postlog.consumer.delivery.Event;
 import io.postlog.consumer.spill.SpillDirectory;
 import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.consumer.spill.StreamingOptions;

@@ -1,14 +1,18 @@
 package io.postlog.json;
 
 import java.math.BigDecimal;
+import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.UUID;
 
 import io.postlog.Row;
@@ -77,6 +81,33 @@ class RowJsonTests {
 		assertThat(RowJson.value(LocalTime.MAX)).isEqualTo("\"24:00:00\"");
 		assertThat(RowJson.value(OffsetDateTime.of(2024, 1, 1, 10, 0, 0, 123_456_000, ZoneOffset.UTC)))
 			.isEqualTo("\"2024-01-01T10:00:00.123456Z\"");
+	}
+
+	@Test
+	void timestamptzIsWrittenAsTheIsoFormatterWritesIt() {
+		List<OffsetDateTime> times = new ArrayList<>(List.of(OffsetDateTime.of(1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC),
+				OffsetDateTime.of(9999, 12, 31, 23, 59, 59, 999_999_000, ZoneOffset.UTC),
+				OffsetDateTime.of(2024, 2, 29, 0, 0, 0, 500_000_000, ZoneOffset.UTC),
+				OffsetDateTime.of(2024, 1, 1, 0, 0, 1, 1_000, ZoneOffset.UTC),
+				OffsetDateTime.of(2024, 1, 1, 0, 0, 1, 1, ZoneOffset.UTC),
+				OffsetDateTime.of(10000, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC),
+				OffsetDateTime.of(-1, 1, 1, 0, 0, 0, 0, ZoneOffset.UTC),
+				OffsetDateTime.of(2024, 1, 1, 0, 0, 0, 0, ZoneOffset.ofHours(2))));
+		long seed = System.nanoTime();
+		Random random = new Random(seed);
+		for (int i = 0; i < 10_000; i++) {
+			long second = random.nextLong(-62_135_596_800L, 253_402_300_800L);
+			int nano = switch (i % 3) {
+				case 0 -> 0;
+				case 1 -> random.nextInt(1_000_000) * 1_000;
+				default -> random.nextInt(1_000_000_000);
+			};
+			times.add(OffsetDateTime.ofInstant(Instant.ofEpochSecond(second, nano), ZoneOffset.UTC));
+		}
+		for (OffsetDateTime time : times) {
+			assertThat(RowJson.value(time)).as("%s (seed %d)", time, seed)
+				.isEqualTo("\"" + DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(time) + "\"");
+		}
 	}
 
 }

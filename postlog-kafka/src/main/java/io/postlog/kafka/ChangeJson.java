@@ -1,6 +1,7 @@
 package io.postlog.kafka;
 
 import java.io.ByteArrayOutputStream;
+import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,9 +60,10 @@ final class ChangeJson {
 			row(json, change.before());
 			json.writeName("after");
 			row(json, change.after());
-			json.writeStringProperty("commitLsn", change.commitLsn().toString());
+			Documents documents = DOCUMENTS.get();
+			json.writeStringProperty("commitLsn", documents.commitLsn(change));
 			json.writeNumberProperty("xid", change.xid());
-			json.writeStringProperty("commitTime", DateTimeFormatter.ISO_INSTANT.format(change.commitTime()));
+			json.writeStringProperty("commitTime", documents.commitTime(change));
 			json.writeStringProperty("id", change.id());
 			List<String> unchanged = unchangedToast(change.after());
 			if (!unchanged.isEmpty()) {
@@ -149,6 +151,39 @@ final class ChangeJson {
 		final JsonGenerator json = FACTORY.createGenerator(ObjectWriteContext.empty(), this.out);
 
 		boolean writing;
+
+		/** The last commit LSN and commit time formatted, and their texts. */
+		private long lsn = -1;
+
+		private String lsnText = "";
+
+		private @Nullable Instant time;
+
+		private String timeText = "";
+
+		/**
+		 * Returns the text of a change's commit LSN, formatted once per transaction:
+		 * formatting it and the commit time for every change took about a sixth of the
+		 * relay's allocations on its delivery thread.
+		 */
+		String commitLsn(Change change) {
+			if (change.commitLsn().value() != this.lsn || this.lsnText.isEmpty()) {
+				this.lsnText = change.commitLsn().toString();
+				this.lsn = change.commitLsn().value();
+			}
+			return this.lsnText;
+		}
+
+		/**
+		 * Returns a change's commit time as ISO-8601, formatted once per transaction.
+		 */
+		String commitTime(Change change) {
+			if (!change.commitTime().equals(this.time)) {
+				this.timeText = DateTimeFormatter.ISO_INSTANT.format(change.commitTime());
+				this.time = change.commitTime();
+			}
+			return this.timeText;
+		}
 
 	}
 

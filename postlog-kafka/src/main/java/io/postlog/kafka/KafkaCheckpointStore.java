@@ -7,6 +7,7 @@ import java.util.function.Function;
 import io.postlog.Lsn;
 import io.postlog.ReplicationConsumerException;
 import io.postlog.consumer.CheckpointStore;
+import org.apache.kafka.clients.producer.Callback;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
@@ -101,6 +102,12 @@ final class KafkaCheckpointStore implements CheckpointStore {
 
 	/** Counts the Kafka transactions begun, so that a record's failure finds its own. */
 	private long transaction;
+
+	/**
+	 * The open transaction's callback for its records, made once per transaction rather
+	 * than per record.
+	 */
+	private Callback callback = failedRecordCallback(0);
 
 	/**
 	 * The first failed record of a transaction, from the producer's callback thread. A
@@ -245,17 +252,12 @@ final class KafkaCheckpointStore implements CheckpointStore {
 				current.beginTransaction();
 				this.open = true;
 				this.transaction++;
+				this.callback = failedRecordCallback(this.transaction);
 			}
 			else if (requireNoFailedRecord()) {
 				return;
 			}
-			long transaction = this.transaction;
-			current.send(record, (metadata, failure) -> {
-				FailedRecord earlier = this.failedRecord;
-				if (failure != null && (earlier == null || earlier.transaction() != transaction)) {
-					this.failedRecord = new FailedRecord(transaction, failure);
-				}
-			});
+			current.send(record, this.callback);
 		}
 		catch (KafkaException ex) {
 			if (isFence(ex)) {
@@ -329,6 +331,21 @@ final class KafkaCheckpointStore implements CheckpointStore {
 		this.open = false;
 		this.offsetSent = false;
 		this.pending = 0;
+	}
+
+	/**
+	 * Returns the callback of a Kafka transaction's records: it keeps the transaction's
+	 * first failed record, on the producer's thread.
+	 * @param transaction the transaction's number
+	 * @return the callback
+	 */
+	private Callback failedRecordCallback(long transaction) {
+		return (metadata, failure) -> {
+			FailedRecord earlier = this.failedRecord;
+			if (failure != null && (earlier == null || earlier.transaction() != transaction)) {
+				this.failedRecord = new FailedRecord(transaction, failure);
+			}
+		};
 	}
 
 	/**

@@ -9,7 +9,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 import io.postlog.benchmarks.e2e.Tally;
+import io.postlog.kafka.KafkaRelay;
+import io.postlog.kafka.PostlogKafkaRelay;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.header.Header;
 
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -27,7 +30,9 @@ import org.springframework.context.annotation.Configuration;
  * is in that form, and the leg fails when one is not. Arguments: {@code url},
  * {@code user}, {@code slot}, {@code publication}, {@code expected}, {@code timeout}
  * (600), {@code format} ({@code postlog}) and {@code leg} ({@code kafka-relay}), each as
- * {@code key=value}.
+ * {@code key=value}. After the {@code RESULT} line it prints the records' mean key, value
+ * and header bytes and the Kafka transactions ({@code KAFKA}): the shape the
+ * {@code kafka-producer} floor sends.
  */
 public final class KafkaRelayLeg {
 
@@ -61,18 +66,33 @@ public final class KafkaRelayLeg {
 			SpringApplication application = new SpringApplication(RelayApp.class);
 			application.setDefaultProperties(properties);
 			boolean[] done = new boolean[1];
+			long[] bytes = new long[4];
 			Thread reader = broker.read("public.bench_rows", (record) -> {
 				if (!inForm.test(record)) {
 					misformed.incrementAndGet();
 				}
 				tally.record(0L, record.value().length);
+				bytes[0]++;
+				bytes[1] += Math.max(0, record.serializedKeySize());
+				bytes[2] += record.serializedValueSize();
+				for (Header header : record.headers()) {
+					bytes[3] += header.key().length() + header.value().length;
+				}
 			}, () -> done[0]);
 			int status;
+			long transactions = -1;
 			try (ConfigurableApplicationContext context = application.run()) {
 				status = tally.awaitAndReport(Duration.ofSeconds(Long.parseLong(Tally.arg(args, "timeout", "600"))));
+				KafkaRelay relay = context.getBean(PostlogKafkaRelay.class).relay();
+				if (relay != null) {
+					transactions = relay.progress().transactions();
+				}
 			}
 			done[0] = true;
 			reader.join(5000);
+			long n = Math.max(1, bytes[0]);
+			System.out.println("KAFKA kafka_transactions=" + transactions + " key_bytes=" + bytes[1] / n
+					+ " value_bytes=" + bytes[2] / n + " header_bytes=" + bytes[3] / n);
 			if (status == 0 && misformed.get() > 0) {
 				System.out.println("FAILED leg=" + Tally.arg(args, "leg", "kafka-relay") + " " + misformed.get()
 						+ " records not in the " + format + " format");

@@ -30,7 +30,8 @@ import org.postgresql.ds.PGSimpleDataSource;
  * latency of an event is from the writer's {@code commit()} returning to the consumer's
  * {@code poll} returning it. Prints {@code OUTBOX events= rate= p50_ms= p99_ms= max_ms=}
  * and the same after the first {@code warmup} seconds. Arguments: {@code url= user=
- * rate=1000 seconds=60 warmup=10}.
+ * rate=1000 seconds=60 warmup=10 slot=outbox_latency} (the slot's and the publication's
+ * name: a run of its own on a server that kept an earlier run's).
  */
 public final class OutboxLatencyRun {
 
@@ -43,6 +44,7 @@ public final class OutboxLatencyRun {
 		int rate = Integer.parseInt(Tally.arg(args, "rate", "1000"));
 		int seconds = Integer.parseInt(Tally.arg(args, "seconds", "60"));
 		int warmup = Integer.parseInt(Tally.arg(args, "warmup", "10"));
+		String slot = Tally.arg(args, "slot", "outbox_latency");
 		int events = rate * seconds;
 		long[] committed = new long[events];
 		long[] received = new long[events];
@@ -72,8 +74,8 @@ public final class OutboxLatencyRun {
 			KafkaRelay relay = KafkaRelay.builder()
 				.consumer(ReplicationConsumer.builder().jdbcUrl(url, user, null))
 				.dataSource(dataSource)
-				.slotName("outbox_latency")
-				.publicationName("outbox_latency")
+				.slotName(slot)
+				.publicationName(slot)
 				.outboxTable(TableId.parse("bench_outbox"))
 				.kafkaProperties(Map.of("bootstrap.servers", broker.servers()), Map.of(), Map.of(), Map.of())
 				.listener(new ConsumerListener() {

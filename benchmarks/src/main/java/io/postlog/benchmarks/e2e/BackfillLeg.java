@@ -41,10 +41,10 @@ import org.postgresql.copy.CopyOut;
  * over the table into a counting sink; then a consumer with backfills streaming a small
  * table into which a writer commits {@code rate} single-row transactions a second,
  * measured for {@code seconds} without a backfill, then while the whole table is
- * backfilled, then while another session reads the table the backfill's way at the target
- * rate and throws the rows away (the reference: what the server and the machine alone
- * cost the stream). Latency is delivery time minus commit time (one machine, one clock).
- * Prints {@code RESULT} lines. Arguments:
+ * backfilled, then while another session reads the table the backfill's way at the rate
+ * the backfill just ran at and throws the rows away (the reference: what the server and
+ * the machine alone cost the stream at that rate). Latency is delivery time minus commit
+ * time (one machine, one clock). Prints {@code RESULT} lines. Arguments:
  * {@code url= user= table=bench_rows rows= rate=1000 seconds=10 chunk=10000 runs=1}.
  */
 public final class BackfillLeg {
@@ -67,8 +67,8 @@ public final class BackfillLeg {
 		}
 		for (int run = 1; run <= runs; run++) {
 			snapshot(url, user, table, rows, run);
-			double snapshotRate = consumerSnapshot(url, user, table, rows, run);
-			stream(url, user, table, rows, rate, seconds, chunk, run, snapshotRate / 2);
+			consumerSnapshot(url, user, table, rows, run);
+			stream(url, user, table, rows, rate, seconds, chunk, run);
 		}
 	}
 
@@ -146,7 +146,7 @@ public final class BackfillLeg {
 	}
 
 	private static void stream(String url, String user, String table, long rows, int rate, int seconds, int chunk,
-			int run, double targetRate) throws Exception {
+			int run) throws Exception {
 		List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
 		AtomicLong snapshotRows = new AtomicLong();
 		ReplicationConsumer consumer = ReplicationConsumer.builder()
@@ -191,7 +191,8 @@ public final class BackfillLeg {
 			report("stream-during-backfill", run, new ArrayList<>(latencies), snapshotRows.get(), elapsed);
 			latencies.clear();
 			start = System.nanoTime();
-			long copied = copyByKey(url, user, table, chunk, targetRate);
+			// Paced to the backfill's own rate: the same read load on the server.
+			long copied = copyByKey(url, user, table, chunk, snapshotRows.get() / elapsed);
 			elapsed = (System.nanoTime() - start) / 1e9;
 			if (copied != rows) {
 				System.out.println("FAILED leg=copy rows=" + copied);
@@ -215,9 +216,8 @@ public final class BackfillLeg {
 	 * The reference for the backfill's effect on the stream: another session reads the
 	 * whole table as the backfill does (binary {@code COPY} of {@code chunk} rows in key
 	 * order after the last key, one short transaction each), and throws the bytes away,
-	 * paced to the target backfill rate (half the consumer's initial snapshot in the same
-	 * run). What the stream's latency does meanwhile is the server's and the machine's
-	 * share of a backfill at the target rate.
+	 * paced to the rate the backfill ran at in the same run. What the stream's latency
+	 * does meanwhile is the server's and the machine's share of a backfill at that rate.
 	 * @return the rows read
 	 */
 	private static long copyByKey(String url, String user, String table, int chunk, double rowsPerSecond)

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -8,8 +8,11 @@ import java.util.concurrent.TimeUnit;
  * The one way a consumer's threads are asked to stop: a flag every loop checks and every
  * wait wakes for. Interrupts are not used to stop; a handler's interrupt flag is cleared
  * and reported instead. Thread-safe.
+ * <p>
+ * Internal: public only so the consumer can use it; not part of postlog's API, and it may
+ * change in any release.
  */
-final class StopSignal {
+public final class StopSignal {
 
 	private final CountDownLatch signal = new CountDownLatch(1);
 
@@ -19,14 +22,14 @@ final class StopSignal {
 	 * Asks to stop, giving the transaction in delivery until the deadline.
 	 * @param timeout how long delivery may go on finishing what it holds
 	 */
-	void request(Duration timeout) {
+	public void request(Duration timeout) {
 		if (this.signal.getCount() > 0) {
 			this.deadlineNanos = System.nanoTime() + timeout.toNanos();
 			this.signal.countDown();
 		}
 	}
 
-	boolean requested() {
+	public boolean requested() {
 		return this.signal.getCount() == 0;
 	}
 
@@ -34,11 +37,11 @@ final class StopSignal {
 	 * Returns whether a stop was asked for and its grace period is over.
 	 * @return {@code true} once delivery must give up
 	 */
-	boolean overdue() {
+	public boolean overdue() {
 		return requested() && System.nanoTime() - this.deadlineNanos > 0;
 	}
 
-	long deadlineNanos() {
+	public long deadlineNanos() {
 		return this.deadlineNanos;
 	}
 
@@ -47,7 +50,7 @@ final class StopSignal {
 	 * @param duration how long
 	 * @return {@code true} if the wait ran out without a stop request
 	 */
-	boolean pause(Duration duration) {
+	public boolean pause(Duration duration) {
 		try {
 			return !this.signal.await(Math.max(0, duration.toMillis()), TimeUnit.MILLISECONDS);
 		}
@@ -55,6 +58,19 @@ final class StopSignal {
 			Thread.currentThread().interrupt();
 			return false;
 		}
+	}
+
+	/**
+	 * A stop request ended a wait: what was being delivered stays unacknowledged.
+	 */
+	public static final class StopRequested extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		public StopRequested() {
+			super("stop requested", null, false, false);
+		}
+
 	}
 
 }

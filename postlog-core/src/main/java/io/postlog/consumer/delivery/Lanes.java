@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -13,21 +13,24 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The lanes of one subscription with a concurrency above 1: a thread per lane, each with
- * a bounded queue and its own {@link ListenerRunner}. The delivery thread routes each
- * change by its routing key, so changes of one key go through one lane in stream order;
- * at a commit it sends the transaction's window entry through every lane that took part
- * of it, and the entry completes once each lane has passed it. A change that moves a row
- * to another key waits until the lane of the old key has drained, so neither key's
- * changes overtake each other. A lane whose handler fails for good reports the failure
- * and stops taking work. Thread-safe.
+ * a bounded queue and its own {@link Runner}. The delivery thread routes each change by
+ * its routing key, so changes of one key go through one lane in stream order; at a commit
+ * it sends the transaction's window entry through every lane that took part of it, and
+ * the entry completes once each lane has passed it. A change that moves a row to another
+ * key waits until the lane of the old key has drained, so neither key's changes overtake
+ * each other. A lane whose handler fails for good reports the failure and stops taking
+ * work. Thread-safe.
+ * <p>
+ * Internal: public only so the consumer can use it; not part of postlog's API, and it may
+ * change in any release.
  */
-final class Lanes {
+public final class Lanes {
 
 	private static final Logger logger = LoggerFactory.getLogger(Lanes.class);
 
 	private static final int LANE_CAPACITY = 256;
 
-	private final Subscription subscription;
+	private final Recipient subscription;
 
 	private final AckWindow window;
 
@@ -50,7 +53,7 @@ final class Lanes {
 	 * @param stop the consumer's stop signal
 	 * @param onFailure told when a lane's handler fails for good, or a lane dies
 	 */
-	Lanes(Subscription subscription, List<ListenerRunner> runners, long bytesPerLane, AckWindow window,
+	public Lanes(Recipient subscription, List<? extends Runner> runners, long bytesPerLane, AckWindow window,
 			ConsumerThreads threads, String slotName, StopSignal stop, Consumer<Throwable> onFailure) {
 		this.subscription = subscription;
 		this.window = window;
@@ -67,7 +70,7 @@ final class Lanes {
 		return this.lanes.size();
 	}
 
-	Subscription subscription() {
+	Recipient subscription() {
 		return this.subscription;
 	}
 
@@ -114,7 +117,7 @@ final class Lanes {
 		HandOff<Work> queue = this.lanes.get(lane).queue;
 		while (!queue.offer(work, 100, TimeUnit.MILLISECONDS)) {
 			if (this.closed || this.stop.overdue()) {
-				throw new ListenerRunner.StopRequested();
+				throw new StopSignal.StopRequested();
 			}
 		}
 	}
@@ -128,7 +131,7 @@ final class Lanes {
 		HandOff<Work> queue = this.lanes.get(lane).queue;
 		while (!queue.settled()) {
 			if (this.closed || this.stop.overdue()) {
-				throw new ListenerRunner.StopRequested();
+				throw new StopSignal.StopRequested();
 			}
 			Thread.sleep(1);
 		}
@@ -165,11 +168,11 @@ final class Lanes {
 
 	private final class Lane implements Runnable {
 
-		private final ListenerRunner runner;
+		private final Runner runner;
 
 		private final HandOff<Work> queue;
 
-		Lane(ListenerRunner runner, HandOff<Work> queue) {
+		Lane(Runner runner, HandOff<Work> queue) {
 			this.runner = runner;
 			this.queue = queue;
 		}
@@ -198,7 +201,7 @@ final class Lanes {
 					}
 				}
 			}
-			catch (ListenerRunner.StopRequested ex) {
+			catch (StopSignal.StopRequested ex) {
 				logger.debug("Lane of subscription '{}' stopped while retrying", Lanes.this.subscription.id());
 			}
 			catch (InterruptedException ex) {

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -12,8 +12,11 @@ import java.util.function.BiConsumer;
  * known until it ends, and an escape of anything from its body (a bug, an {@link Error})
  * is reported to the death handler, which makes it a state change with the cause; no
  * thread of postlog's ends silently. The owner joins them all on stop. Thread-safe.
+ * <p>
+ * Internal: public only so the consumer can use it; not part of postlog's API, and it may
+ * change in any release.
  */
-final class ConsumerThreads {
+public final class ConsumerThreads {
 
 	private final Set<Thread> threads = ConcurrentHashMap.newKeySet();
 
@@ -23,7 +26,7 @@ final class ConsumerThreads {
 	 * Creates a supervisor.
 	 * @param onDeath called with the thread's name and what escaped its body
 	 */
-	ConsumerThreads(BiConsumer<String, Throwable> onDeath) {
+	public ConsumerThreads(BiConsumer<String, Throwable> onDeath) {
 		this.onDeath = onDeath;
 	}
 
@@ -33,7 +36,7 @@ final class ConsumerThreads {
 	 * @param body what it runs
 	 * @return the started thread
 	 */
-	Thread start(String name, Runnable body) {
+	public Thread start(String name, Runnable body) {
 		Thread thread = new Thread(() -> {
 			try {
 				body.run();
@@ -55,7 +58,7 @@ final class ConsumerThreads {
 	 * Returns whether the calling thread is one of these.
 	 * @return {@code true} on a consumer thread
 	 */
-	boolean isCurrentThreadOwn() {
+	public boolean isCurrentThreadOwn() {
 		return this.threads.contains(Thread.currentThread());
 	}
 
@@ -63,7 +66,7 @@ final class ConsumerThreads {
 	 * Returns the names of the threads still alive.
 	 * @return the names
 	 */
-	List<String> alive() {
+	public List<String> alive() {
 		List<String> names = new ArrayList<>();
 		for (Thread thread : this.threads) {
 			if (thread.isAlive()) {
@@ -78,7 +81,7 @@ final class ConsumerThreads {
 	 * @param deadlineNanos the {@link System#nanoTime()} to give up at
 	 * @return whether all ended
 	 */
-	boolean joinAll(long deadlineNanos) {
+	public boolean joinAll(long deadlineNanos) {
 		for (Thread thread : List.copyOf(this.threads)) {
 			long remaining = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
 			if (remaining > 0) {
@@ -98,7 +101,7 @@ final class ConsumerThreads {
 	 * Interrupts every thread still alive: the last resort of a stop whose handlers did
 	 * not return in time.
 	 */
-	void interruptAll() {
+	public void interruptAll() {
 		for (Thread thread : this.threads) {
 			thread.interrupt();
 		}

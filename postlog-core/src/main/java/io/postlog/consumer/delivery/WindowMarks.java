@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.util.Iterator;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -10,19 +10,24 @@ import org.jspecify.annotations.Nullable;
  * the subscription while that is not running, and the acknowledgements it handed out that
  * are not given yet. Owned by the subscription's control, written by the window;
  * thread-safe.
+ * <p>
+ * Internal: public only so the consumer can use it; not part of postlog's API, and it may
+ * change in any release.
+ *
+ * @param <P> what an outstanding acknowledgement is described by
  */
-final class WindowMarks {
+public final class WindowMarks<P> {
 
 	/** The hold, {@code -1} (an LSN never used) while there is none. */
 	private volatile long hold = -1;
 
-	private final ConcurrentLinkedQueue<PendingAcknowledgment> outstanding = new ConcurrentLinkedQueue<>();
+	private final ConcurrentLinkedQueue<P> outstanding = new ConcurrentLinkedQueue<>();
 
 	/**
 	 * Returns the held position.
 	 * @return the LSN, or {@code -1} while nothing is held
 	 */
-	long hold() {
+	public long hold() {
 		return this.hold;
 	}
 
@@ -32,7 +37,7 @@ final class WindowMarks {
 	}
 
 	/** Called once the window released the hold. */
-	void released() {
+	public void released() {
 		this.hold = -1;
 	}
 
@@ -40,7 +45,7 @@ final class WindowMarks {
 	 * Records an acknowledgement handed out.
 	 * @param pending what it is for
 	 */
-	void handedOut(PendingAcknowledgment pending) {
+	void handedOut(P pending) {
 		this.outstanding.add(pending);
 	}
 
@@ -48,8 +53,8 @@ final class WindowMarks {
 	 * Records an acknowledgement given.
 	 * @param pending what it was for
 	 */
-	void acknowledged(PendingAcknowledgment pending) {
-		Iterator<PendingAcknowledgment> iterator = this.outstanding.iterator();
+	void acknowledged(P pending) {
+		Iterator<P> iterator = this.outstanding.iterator();
 		while (iterator.hasNext()) {
 			if (iterator.next() == pending) {
 				iterator.remove();
@@ -62,7 +67,7 @@ final class WindowMarks {
 	 * Returns the oldest acknowledgement handed out and not given.
 	 * @return it, or {@code null} when none is outstanding
 	 */
-	@Nullable PendingAcknowledgment oldest() {
+	public @Nullable P oldest() {
 		return this.outstanding.peek();
 	}
 

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import io.postlog.Acknowledgment;
 import io.postlog.Lsn;
@@ -34,14 +35,17 @@ import org.slf4j.LoggerFactory;
  * its hold, and the transactions from there are delivered again, to it alone (the others
  * skip them by their own progress). The acknowledged position never moves backwards.
  * Thread-safe.
+ * <p>
+ * Internal: public only so the consumer and its other rooms can use it; not part of
+ * postlog's API, and it may change in any release.
  */
-final class AckWindow {
+public final class AckWindow {
 
 	private static final Logger logger = LoggerFactory.getLogger(AckWindow.class);
 
 	private final Deque<Entry> entries = new ArrayDeque<>();
 
-	private final ConsumerListener listener;
+	private final Consumer<Lsn> listener;
 
 	private final String slotName;
 
@@ -51,11 +55,17 @@ final class AckWindow {
 	/** The lower of {@link #delivered} and every hold: what may be acknowledged. */
 	private volatile long acked;
 
-	private final Map<WindowMarks, Long> holds = new IdentityHashMap<>();
+	private final Map<WindowMarks<?>, Long> holds = new IdentityHashMap<>();
 
 	private final PositionWaiters waiters = new PositionWaiters(() -> this.acked);
 
-	AckWindow(ConsumerListener listener, String slotName) {
+	/**
+	 * Creates an empty window.
+	 * @param listener told each time the acknowledged position moves, outside the
+	 * window's lock
+	 * @param slotName the slot, for log lines
+	 */
+	public AckWindow(Consumer<Lsn> listener, String slotName) {
 		this.listener = listener;
 		this.slotName = slotName;
 	}
@@ -64,7 +74,7 @@ final class AckWindow {
 	 * Returns the acknowledgeable position.
 	 * @return the position, {@link Lsn#INVALID} before anything was acknowledged or known
 	 */
-	Lsn acked() {
+	public Lsn acked() {
 		return Lsn.of(this.acked);
 	}
 
@@ -75,7 +85,7 @@ final class AckWindow {
 	 * @return whether it got there in time
 	 * @throws InterruptedException if interrupted
 	 */
-	boolean awaitAcked(Lsn target, long timeoutNanos) throws InterruptedException {
+	public boolean awaitAcked(Lsn target, long timeoutNanos) throws InterruptedException {
 		return this.waiters.await(target.value(), timeoutNanos);
 	}
 
@@ -84,7 +94,7 @@ final class AckWindow {
 	 * are, whatever a subscription that is not running holds.
 	 * @return the position
 	 */
-	Lsn delivered() {
+	public Lsn delivered() {
 		return Lsn.of(this.delivered);
 	}
 
@@ -94,11 +104,11 @@ final class AckWindow {
 	 * past will not come again.
 	 * @param lsn the slot's confirmed position
 	 */
-	synchronized void baseline(Lsn lsn) {
+	public synchronized void baseline(Lsn lsn) {
 		if (Long.compareUnsigned(lsn.value(), this.delivered) > 0) {
 			this.delivered = lsn.value();
 		}
-		for (Map.Entry<WindowMarks, Long> hold : this.holds.entrySet()) {
+		for (Map.Entry<WindowMarks<?>, Long> hold : this.holds.entrySet()) {
 			if (Long.compareUnsigned(hold.getValue(), lsn.value()) < 0) {
 				hold.setValue(lsn.value());
 				hold.getKey().held(lsn.value());
@@ -113,7 +123,7 @@ final class AckWindow {
 	 * Returns how many transactions are in flight.
 	 * @return the count
 	 */
-	synchronized int size() {
+	public synchronized int size() {
 		return this.entries.size();
 	}
 
@@ -125,7 +135,7 @@ final class AckWindow {
 	 * @param commitLsn the transaction's commit LSN
 	 * @return the entry
 	 */
-	synchronized Entry begin(Lsn commitLsn) {
+	public synchronized Entry begin(Lsn commitLsn) {
 		return open(commitLsn, true);
 	}
 
@@ -135,7 +145,7 @@ final class AckWindow {
 	 * @param lsn the message's LSN
 	 * @return the entry
 	 */
-	synchronized Entry message(Lsn lsn) {
+	public synchronized Entry message(Lsn lsn) {
 		return open(lsn, false);
 	}
 
@@ -146,7 +156,7 @@ final class AckWindow {
 	 * @param consistentPoint the snapshot's consistent point
 	 * @return the entry
 	 */
-	synchronized Entry snapshot(Lsn consistentPoint) {
+	public synchronized Entry snapshot(Lsn consistentPoint) {
 		Entry entry = new Entry(consistentPoint, true);
 		this.entries.add(entry);
 		return entry;
@@ -178,7 +188,7 @@ final class AckWindow {
 	 * non-transactional message) it has not finished: it is streamed again from there
 	 * @return the hold
 	 */
-	synchronized Lsn hold(WindowMarks marks, Lsn position) {
+	public synchronized Lsn hold(WindowMarks<?> marks, Lsn position) {
 		long lsn = position.value();
 		if (Long.compareUnsigned(lsn, this.acked) < 0) {
 			lsn = this.acked;
@@ -201,7 +211,7 @@ final class AckWindow {
 	 * @return its hold, or {@code null} if it had none
 	 * @throws IllegalStateException if transactions are in flight
 	 */
-	synchronized @Nullable Lsn unhold(WindowMarks marks) {
+	public synchronized @Nullable Lsn unhold(WindowMarks<?> marks) {
 		if (!this.entries.isEmpty()) {
 			throw new IllegalStateException("A subscription is started again only while nothing is in flight");
 		}
@@ -242,7 +252,7 @@ final class AckWindow {
 	 * @param entry the entry
 	 * @param endLsn the transaction's end LSN
 	 */
-	void dispatched(Entry entry, Lsn endLsn) {
+	public void dispatched(Entry entry, Lsn endLsn) {
 		synchronized (this) {
 			if (entry.endLsn != null) {
 				return;
@@ -257,7 +267,7 @@ final class AckWindow {
 	 * again and they are opened anew.
 	 * @param forgotten the entries
 	 */
-	synchronized void forget(java.util.Collection<Entry> forgotten) {
+	public synchronized void forget(java.util.Collection<Entry> forgotten) {
 		this.entries.removeAll(forgotten);
 		notifyAll();
 	}
@@ -268,7 +278,7 @@ final class AckWindow {
 	 * longer counts.
 	 * @param consistentPoint the snapshot's consistent point
 	 */
-	synchronized void forgetSnapshot(Lsn consistentPoint) {
+	public synchronized void forgetSnapshot(Lsn consistentPoint) {
 		this.entries.removeIf((entry) -> entry.commitLsn.equals(consistentPoint));
 		notifyAll();
 	}
@@ -279,7 +289,7 @@ final class AckWindow {
 	 * @param settling the entries
 	 * @return whether none of them is in flight
 	 */
-	synchronized boolean settled(java.util.Collection<Entry> settling) {
+	public synchronized boolean settled(java.util.Collection<Entry> settling) {
 		for (Entry entry : settling) {
 			if (this.entries.contains(entry)) {
 				return false;
@@ -292,7 +302,7 @@ final class AckWindow {
 	 * Adds a hold to an entry, released by {@link #release}.
 	 * @param entry the entry
 	 */
-	synchronized void hold(Entry entry) {
+	public synchronized void hold(Entry entry) {
 		entry.holds++;
 	}
 
@@ -301,7 +311,7 @@ final class AckWindow {
 	 * was dispatched, and moves the acknowledged position over the complete prefix.
 	 * @param entry the entry
 	 */
-	void release(Entry entry) {
+	public void release(Entry entry) {
 		Lsn moved;
 		synchronized (this) {
 			entry.holds--;
@@ -311,7 +321,7 @@ final class AckWindow {
 			}
 		}
 		if (moved != null) {
-			this.listener.acknowledged(moved);
+			this.listener.accept(moved);
 		}
 	}
 
@@ -321,7 +331,7 @@ final class AckWindow {
 	 * @param entry the entry
 	 * @return the acknowledgement
 	 */
-	Acknowledgment acknowledgment(Entry entry) {
+	public Acknowledgment acknowledgment(Entry entry) {
 		hold(entry);
 		AtomicBoolean done = new AtomicBoolean();
 		return () -> {
@@ -339,7 +349,7 @@ final class AckWindow {
 	 * @param pending what it is for
 	 * @return the acknowledgement
 	 */
-	Acknowledgment acknowledgment(Entry entry, WindowMarks marks, PendingAcknowledgment pending) {
+	public <P> Acknowledgment acknowledgment(Entry entry, WindowMarks<P> marks, P pending) {
 		hold(entry);
 		marks.handedOut(pending);
 		AtomicBoolean done = new AtomicBoolean();
@@ -356,7 +366,7 @@ final class AckWindow {
 	 * @param lsn the position
 	 * @return {@code true} if the position moved
 	 */
-	boolean advanceIdle(Lsn lsn) {
+	public boolean advanceIdle(Lsn lsn) {
 		Lsn moved;
 		synchronized (this) {
 			if (!this.entries.isEmpty() || Long.compareUnsigned(lsn.value(), this.delivered) <= 0) {
@@ -368,7 +378,7 @@ final class AckWindow {
 			}
 			moved = Lsn.of(this.acked);
 		}
-		this.listener.acknowledged(moved);
+		this.listener.accept(moved);
 		return true;
 	}
 
@@ -378,7 +388,7 @@ final class AckWindow {
 	 * @param giveUp checked between waits; when it says so the wait ends early
 	 * @throws InterruptedException if interrupted
 	 */
-	synchronized void awaitBelow(int limit, BooleanSupplier giveUp) throws InterruptedException {
+	public synchronized void awaitBelow(int limit, BooleanSupplier giveUp) throws InterruptedException {
 		while (this.entries.size() >= limit && !giveUp.getAsBoolean()) {
 			wait(TimeUnit.MILLISECONDS.toMillis(50));
 		}
@@ -390,7 +400,7 @@ final class AckWindow {
 	 * @return whether the window emptied
 	 * @throws InterruptedException if interrupted
 	 */
-	synchronized boolean awaitEmpty(long deadlineNanos) throws InterruptedException {
+	public synchronized boolean awaitEmpty(long deadlineNanos) throws InterruptedException {
 		while (!this.entries.isEmpty()) {
 			long remaining = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
 			if (remaining <= 0) {
@@ -415,15 +425,16 @@ final class AckWindow {
 	/**
 	 * One transaction in flight. Its fields are guarded by the window.
 	 */
-	static final class Entry {
+	public static final class Entry {
 
-		final Lsn commitLsn;
+		/** The commit LSN of its transaction, or the position of its rows. */
+		public final Lsn commitLsn;
 
 		/**
 		 * Whether this is a batch of initial snapshot or backfill rows, which the stream
 		 * never sends again.
 		 */
-		final boolean rows;
+		public final boolean rows;
 
 		@Nullable Lsn endLsn;
 

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.time.Instant;
 
@@ -11,8 +11,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * What the reader thread hands to the delivery thread, in stream order, with the payload
  * size it came from (which bounds read-ahead). Immutable.
+ * <p>
+ * Internal: public only so the consumer can use it; not part of postlog's API, and it may
+ * change in any release.
  */
-sealed interface Event {
+public sealed interface Event {
 
 	/**
 	 * Returns the size of the payload the event was decoded from.

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.util.BitSet;
 
@@ -9,8 +9,11 @@ import io.postlog.Transaction;
 
 /**
  * A change subscription on lanes.
+ * <p>
+ * Internal: public only so the consumer can use it; not part of postlog's API, and it may
+ * change in any release.
  */
-final class LaneTarget extends Target {
+public final class LaneTarget extends Target {
 
 	private final Lanes lanes;
 
@@ -24,14 +27,14 @@ final class LaneTarget extends Target {
 
 	private int schemaSequence = -1;
 
-	LaneTarget(Lanes lanes) {
+	public LaneTarget(Lanes lanes) {
 		super(lanes.subscription());
 		this.lanes = lanes;
 		this.used = new BitSet(lanes.size());
 	}
 
 	@Override
-	void rewindBefore(Lsn from) {
+	public void rewindBefore(Lsn from) {
 		if (Long.compareUnsigned(this.changeLsn, from.value()) >= 0) {
 			this.changeLsn = from.value();
 			this.changeIndex = -1;
@@ -43,12 +46,12 @@ final class LaneTarget extends Target {
 	}
 
 	@Override
-	void begin() {
+	public void begin() {
 		this.used.clear();
 	}
 
 	@Override
-	long change(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
+	public long change(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
 		Change change = arrived.change();
 		if (!after(change, this.changeLsn, this.changeIndex)) {
 			return 0;
@@ -71,7 +74,7 @@ final class LaneTarget extends Target {
 	}
 
 	@Override
-	long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
+	public long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) throws InterruptedException {
 		if (!this.subscription.accepts(arrived.change())) {
 			return 0;
 		}
@@ -82,12 +85,12 @@ final class LaneTarget extends Target {
 	}
 
 	@Override
-	long snapshotCommit(Transaction batch, AckWindow.Entry entry) throws InterruptedException {
+	public long snapshotCommit(Transaction batch, AckWindow.Entry entry) throws InterruptedException {
 		return commit(batch, entry);
 	}
 
 	@Override
-	long commit(Transaction transaction, AckWindow.Entry entry) throws InterruptedException {
+	public long commit(Transaction transaction, AckWindow.Entry entry) throws InterruptedException {
 		for (int lane = this.used.nextSetBit(0); lane >= 0; lane = this.used.nextSetBit(lane + 1)) {
 			this.lanes.commit(lane, entry);
 		}
@@ -96,11 +99,11 @@ final class LaneTarget extends Target {
 	}
 
 	@Override
-	long schema(Event.SchemaChanged changed, AckWindow.Entry entry) throws InterruptedException {
+	public long schema(Event.SchemaChanged changed, AckWindow.Entry entry) throws InterruptedException {
 		SchemaChange schema = changed.schemaChange();
 		long lsn = schema.commitLsn().value();
 		int order = Long.compareUnsigned(lsn, this.schemaLsn);
-		if (this.subscription.schemaHandler() == null || order < 0
+		if (!this.subscription.takesSchemaChanges() || order < 0
 				|| (order == 0 && changed.sequence() <= this.schemaSequence)) {
 			return 0;
 		}
@@ -113,12 +116,12 @@ final class LaneTarget extends Target {
 	}
 
 	@Override
-	void awaitIdle() throws InterruptedException {
+	public void awaitIdle() throws InterruptedException {
 		this.lanes.awaitIdle();
 	}
 
 	@Override
-	void close() {
+	public void close() {
 		this.lanes.close();
 	}
 

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

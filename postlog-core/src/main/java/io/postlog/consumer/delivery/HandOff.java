@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.util.ArrayDeque;
 import java.util.Collection;
@@ -17,10 +17,13 @@ import org.jspecify.annotations.Nullable;
  * take it past {@code maxBytes} (an item larger than {@code maxBytes} passes alone).
  * Counts what went in and what the taker reported done, so the putting side can tell when
  * everything it handed over was processed. Thread-safe.
+ * <p>
+ * Internal: public only so the consumer can use it; not part of postlog's API, and it may
+ * change in any release.
  *
  * @param <T> the item type
  */
-final class HandOff<T> {
+public final class HandOff<T> {
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -48,7 +51,7 @@ final class HandOff<T> {
 	 */
 	private volatile boolean takerWaiting;
 
-	HandOff(int maxItems, long maxBytes, ToLongFunction<T> sizes) {
+	public HandOff(int maxItems, long maxBytes, ToLongFunction<T> sizes) {
 		this.maxItems = maxItems;
 		this.maxBytes = maxBytes;
 		this.sizes = sizes;
@@ -60,7 +63,7 @@ final class HandOff<T> {
 	 * @param pending the items to hand over, in order; those moved are removed
 	 * @return whether all of them moved
 	 */
-	boolean offerAll(Deque<T> pending) {
+	public boolean offerAll(Deque<T> pending) {
 		this.lock.lock();
 		try {
 			boolean moved = false;
@@ -88,7 +91,7 @@ final class HandOff<T> {
 	 * @return whether the item was put
 	 * @throws InterruptedException if interrupted while waiting
 	 */
-	boolean offer(T item, long timeout, TimeUnit unit) throws InterruptedException {
+	public boolean offer(T item, long timeout, TimeUnit unit) throws InterruptedException {
 		long nanos = unit.toNanos(timeout);
 		this.lock.lock();
 		try {
@@ -113,7 +116,7 @@ final class HandOff<T> {
 	 * @param unit its unit
 	 * @throws InterruptedException if interrupted while waiting
 	 */
-	void awaitRoom(long timeout, TimeUnit unit) throws InterruptedException {
+	public void awaitRoom(long timeout, TimeUnit unit) throws InterruptedException {
 		long nanos = unit.toNanos(timeout);
 		this.lock.lock();
 		try {
@@ -135,7 +138,7 @@ final class HandOff<T> {
 	 * @return how many were taken
 	 * @throws InterruptedException if interrupted while waiting
 	 */
-	int drainTo(Collection<T> into, int max, long timeout, TimeUnit unit) throws InterruptedException {
+	public int drainTo(Collection<T> into, int max, long timeout, TimeUnit unit) throws InterruptedException {
 		long nanos = unit.toNanos(timeout);
 		this.lock.lock();
 		try {
@@ -167,7 +170,7 @@ final class HandOff<T> {
 	 * @return the item, or {@code null} if none came
 	 * @throws InterruptedException if interrupted while waiting
 	 */
-	@Nullable T poll(long timeout, TimeUnit unit) throws InterruptedException {
+	public @Nullable T poll(long timeout, TimeUnit unit) throws InterruptedException {
 		long nanos = unit.toNanos(timeout);
 		this.lock.lock();
 		try {
@@ -203,7 +206,7 @@ final class HandOff<T> {
 	 * hint: it may change as soon as it is read.
 	 * @return {@code true} while the taker waits on an empty queue
 	 */
-	boolean takerWaiting() {
+	public boolean takerWaiting() {
 		return this.takerWaiting;
 	}
 
@@ -211,7 +214,7 @@ final class HandOff<T> {
 	 * Reports items taken earlier as processed.
 	 * @param count how many
 	 */
-	void done(int count) {
+	public void done(int count) {
 		this.lock.lock();
 		try {
 			this.done += count;
@@ -225,7 +228,7 @@ final class HandOff<T> {
 	 * Returns whether every item ever put was taken and reported done.
 	 * @return {@code true} if nothing is queued or in processing
 	 */
-	boolean settled() {
+	public boolean settled() {
 		this.lock.lock();
 		try {
 			return this.added == this.done;
@@ -239,7 +242,7 @@ final class HandOff<T> {
 	 * Returns whether the queue holds nothing.
 	 * @return {@code true} if empty
 	 */
-	boolean isEmpty() {
+	public boolean isEmpty() {
 		this.lock.lock();
 		try {
 			return this.items.isEmpty();
@@ -253,7 +256,7 @@ final class HandOff<T> {
 	 * Returns how many more items fit, counting only the item bound.
 	 * @return the remaining capacity
 	 */
-	int remainingCapacity() {
+	public int remainingCapacity() {
 		this.lock.lock();
 		try {
 			return this.maxItems - this.items.size();
@@ -267,7 +270,7 @@ final class HandOff<T> {
 	 * Returns how many more payload bytes fit.
 	 * @return the remaining bytes, never negative
 	 */
-	long remainingBytes() {
+	public long remainingBytes() {
 		this.lock.lock();
 		try {
 			return Math.max(0, this.maxBytes - this.bytes);

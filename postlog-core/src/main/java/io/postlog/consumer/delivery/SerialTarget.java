@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,10 +11,13 @@ import io.postlog.Transaction;
 
 /**
  * A subscription called on the delivery thread.
+ * <p>
+ * Internal: public only so the consumer can use it; not part of postlog's API, and it may
+ * change in any release.
  */
-final class SerialTarget extends Target {
+public final class SerialTarget extends Target {
 
-	private final ListenerRunner runner;
+	private final Runner runner;
 
 	private long changeLsn;
 
@@ -28,13 +31,18 @@ final class SerialTarget extends Target {
 
 	private int schemaSequence = -1;
 
-	SerialTarget(ListenerRunner runner) {
-		super(runner.subscription());
+	/**
+	 * Creates the target of a subscription that runs on the delivery thread.
+	 * @param subscription the subscription
+	 * @param runner calls its handler
+	 */
+	public SerialTarget(Recipient subscription, Runner runner) {
+		super(subscription);
 		this.runner = runner;
 	}
 
 	@Override
-	void rewindBefore(Lsn from) {
+	public void rewindBefore(Lsn from) {
 		long lsn = from.value();
 		if (Long.compareUnsigned(this.changeLsn, lsn) >= 0) {
 			this.changeLsn = lsn;
@@ -54,7 +62,7 @@ final class SerialTarget extends Target {
 	}
 
 	@Override
-	void resetTo(Lsn checkpoint) {
+	public void resetTo(Lsn checkpoint) {
 		long lsn = checkpoint.value();
 		if (Long.compareUnsigned(this.changeLsn, lsn) > 0) {
 			this.changeLsn = lsn;
@@ -73,9 +81,9 @@ final class SerialTarget extends Target {
 	}
 
 	@Override
-	long change(Event.ChangeArrived arrived, AckWindow.Entry entry) {
+	public long change(Event.ChangeArrived arrived, AckWindow.Entry entry) {
 		Change change = arrived.change();
-		if (this.subscription.kind() != ListenerShape.Kind.CHANGE || !after(change, this.changeLsn, this.changeIndex)) {
+		if (this.subscription.kind() != Recipient.Kind.CHANGE || !after(change, this.changeLsn, this.changeIndex)) {
 			return 0;
 		}
 		long nanos = this.subscription.accepts(change) ? this.runner.change(change, entry) : 0;
@@ -85,20 +93,20 @@ final class SerialTarget extends Target {
 	}
 
 	@Override
-	long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) {
+	public long snapshotChange(Event.ChangeArrived arrived, AckWindow.Entry entry) {
 		Change change = arrived.change();
-		return (this.subscription.kind() == ListenerShape.Kind.CHANGE && this.subscription.accepts(change))
+		return (this.subscription.kind() == Recipient.Kind.CHANGE && this.subscription.accepts(change))
 				? this.runner.change(change, entry) : 0;
 	}
 
 	@Override
-	long snapshotCommit(Transaction batch, AckWindow.Entry entry) {
-		return (this.subscription.kind() == ListenerShape.Kind.TRANSACTION) ? deliver(batch, entry) : 0;
+	public long snapshotCommit(Transaction batch, AckWindow.Entry entry) {
+		return (this.subscription.kind() == Recipient.Kind.TRANSACTION) ? deliver(batch, entry) : 0;
 	}
 
 	@Override
-	long message(LogicalMessage message, AckWindow.Entry entry) {
-		if (this.subscription.kind() != ListenerShape.Kind.MESSAGE
+	public long message(LogicalMessage message, AckWindow.Entry entry) {
+		if (this.subscription.kind() != Recipient.Kind.MESSAGE
 				|| Long.compareUnsigned(message.lsn().value(), this.messageLsn) <= 0) {
 			return 0;
 		}
@@ -108,11 +116,11 @@ final class SerialTarget extends Target {
 	}
 
 	@Override
-	long schema(Event.SchemaChanged changed, AckWindow.Entry entry) {
+	public long schema(Event.SchemaChanged changed, AckWindow.Entry entry) {
 		SchemaChange schema = changed.schemaChange();
 		long lsn = schema.commitLsn().value();
 		int order = Long.compareUnsigned(lsn, this.schemaLsn);
-		if (this.subscription.schemaHandler() == null || order < 0
+		if (!this.subscription.takesSchemaChanges() || order < 0
 				|| (order == 0 && changed.sequence() <= this.schemaSequence)) {
 			return 0;
 		}
@@ -123,8 +131,8 @@ final class SerialTarget extends Target {
 	}
 
 	@Override
-	long commit(Transaction transaction, AckWindow.Entry entry) {
-		if (this.subscription.kind() != ListenerShape.Kind.TRANSACTION
+	public long commit(Transaction transaction, AckWindow.Entry entry) {
+		if (this.subscription.kind() != Recipient.Kind.TRANSACTION
 				|| Long.compareUnsigned(transaction.commitLsn().value(), this.transactionLsn) <= 0) {
 			return 0;
 		}

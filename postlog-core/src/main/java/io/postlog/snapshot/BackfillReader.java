@@ -7,7 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 
 import io.postlog.Row;
@@ -343,15 +342,19 @@ public final class BackfillReader {
 		CopyOut copy = connection.unwrap(PGConnection.class).getCopyAPI().copyOut(sql);
 		CopyRows copyRows = CopyRows.of(new CopyInput(copy::readFromCopy), binary);
 		int keys = table.keyPositions.length;
-		byte[][] fields = new byte[keys + plan.columnNames.size()][];
+		CopyFields fields = new CopyFields(keys + plan.columnNames.size());
 		List<BackfillRow> rows = new ArrayList<>();
 		byte[][] lastKey = null;
 		int tableHash = plan.table.hashCode();
 		try {
 			while (copyRows.next(fields)) {
 				rows.add(row(table, fields, binary, tableHash));
-				// Each field is a new array (CopyRows): the last key is kept as read.
-				lastKey = Arrays.copyOf(fields, keys);
+				// The fields are slices of the data, valid until the next row: the key's
+				// text is copied out.
+				lastKey = new byte[keys][];
+				for (int i = 0; i < keys; i++) {
+					lastKey[i] = fields.copy(i);
+				}
 			}
 		}
 		catch (RuntimeException | SQLException ex) {
@@ -364,15 +367,18 @@ public final class BackfillReader {
 		return new BackfillChunk(rows, (lastKey != null) ? text(lastKey) : null, visibility);
 	}
 
-	private BackfillRow row(BackfillTable table, byte[][] fields, boolean binary, int tableHash) {
+	private BackfillRow row(BackfillTable table, CopyFields fields, boolean binary, int tableHash) {
 		TablePlan plan = table.plan;
 		int keys = table.keyPositions.length;
 		@Nullable Object[] values = new Object[plan.columnNames.size()];
 		int bytes = 16;
 		for (int i = 0; i < values.length; i++) {
-			byte[] field = fields[keys + i];
-			values[i] = (field != null) ? decode(plan, i, field, binary, "a backfill chunk") : null;
-			bytes += (field != null) ? field.length + 4 : 4;
+			int field = keys + i;
+			int length = fields.length(field);
+			values[i] = (length >= 0)
+					? decode(plan, i, fields.source(field), fields.offset(field), length, binary, "a backfill chunk")
+					: null;
+			bytes += (length >= 0) ? length + 4 : 4;
 		}
 		List<@Nullable Object> key = new ArrayList<>(keys);
 		for (int position : table.keyPositions) {
@@ -381,8 +387,7 @@ public final class BackfillReader {
 		int route = tableHash;
 		if (table.routesByKey) {
 			for (int position : table.hashPositions) {
-				byte[] field = fields[keys + position];
-				route = 31 * route + ((field != null) ? Arrays.hashCode(field) : 0);
+				route = 31 * route + fields.hash(keys + position);
 			}
 		}
 		return new BackfillRow(Row.ofOwned(plan.columns, values), key, route, bytes);
@@ -407,9 +412,15 @@ public final class BackfillReader {
 		return text;
 	}
 
-	private @Nullable Object decode(TablePlan plan, int column, byte[] field, boolean binary, String where) {
+	private @Nullable Object decode(TablePlan plan, int column, byte[] value, boolean binary, String where) {
+		return decode(plan, column, value, 0, value.length, binary, where);
+	}
+
+	private @Nullable Object decode(TablePlan plan, int column, byte[] source, int offset, int length, boolean binary,
+			String where) {
 		try {
-			return binary ? plan.decoders[column].decodeBinary(field) : plan.decoders[column].decodeText(field);
+			return binary ? plan.decoders[column].decodeBinary(source, offset, length)
+					: plan.decoders[column].decodeText(source, offset, length);
 		}
 		catch (RuntimeException ex) {
 			boolean valueFree = ex instanceof ValueDecodingException;

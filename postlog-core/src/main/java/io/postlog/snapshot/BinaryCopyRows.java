@@ -26,8 +26,9 @@ final class BinaryCopyRows implements CopyRows {
 	}
 
 	@Override
-	public boolean next(byte[][] fields) throws SQLException {
+	public boolean next(CopyFields fields) throws SQLException {
 		if (this.finished) {
+			fields.clear();
 			return false;
 		}
 		if (!this.started) {
@@ -38,17 +39,23 @@ final class BinaryCopyRows implements CopyRows {
 		int count = this.input.readInt16();
 		if (count == -1) {
 			this.finished = true;
+			fields.clear();
 			if (!this.input.atEnd()) {
 				throw new CopyFormatException("data after the trailer", this.input.offset());
 			}
 			return false;
 		}
-		if (count != fields.length) {
-			throw new CopyFormatException("row has " + count + " fields, expected " + fields.length, rowStart);
+		if (count != fields.count()) {
+			throw new CopyFormatException("row has " + count + " fields, expected " + fields.count(), rowStart);
 		}
 		for (int i = 0; i < count; i++) {
 			int length = this.input.readInt32();
-			fields[i] = (length == -1) ? null : this.input.readBytes(length);
+			if (length == -1) {
+				fields.setNull(i);
+			}
+			else {
+				this.input.readField(length, fields, i);
+			}
 		}
 		return true;
 	}

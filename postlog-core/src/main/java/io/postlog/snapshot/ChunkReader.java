@@ -88,14 +88,14 @@ final class ChunkReader implements Runnable {
 		CopyOut copy = this.session.copy.copyOut(plan.copySql(task.chunk(), this.binary));
 		CopyInput input = new CopyInput(copy::readFromCopy);
 		CopyRows copyRows = CopyRows.of(input, this.binary);
-		byte[][] fields = new byte[plan.systemFields() + plan.columnNames.size()][];
+		CopyFields fields = new CopyFields(plan.systemFields() + plan.columnNames.size());
 		List<Change> batch = new ArrayList<>(BATCH_ROWS);
 		long batchBytes = 0;
 		int index = 0;
 		while (copyRows.next(fields)) {
 			batch.add(this.rows.change(plan, fields, index, chunk));
 			index = (index < Integer.MAX_VALUE) ? index + 1 : index;
-			batchBytes += size(fields);
+			batchBytes += fields.size();
 			if (batch.size() >= BATCH_ROWS || batchBytes >= BATCH_BYTES) {
 				this.rowsRead.addAndGet(batch.size());
 				if (!this.handOff.put(new HandOff.Rows(task.table(), task.chunk().index(), batch, false))) {
@@ -124,14 +124,6 @@ final class ChunkReader implements Runnable {
 			logger.warn("Snapshot reader {} failed while the read was being stopped ({})", this.name,
 					ex.getClass().getName());
 		}
-	}
-
-	private static long size(byte[][] fields) {
-		long size = 0;
-		for (byte[] field : fields) {
-			size += (field != null) ? field.length + 16 : 8;
-		}
-		return size;
 	}
 
 	/**

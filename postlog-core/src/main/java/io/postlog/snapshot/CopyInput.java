@@ -84,6 +84,20 @@ final class CopyInput {
 	}
 
 	/**
+	 * Reads a field of {@code length} bytes into {@code fields}: as a slice of the
+	 * current message when it holds them all (PostgreSQL sends a row per message), else
+	 * as a copy.
+	 */
+	void readField(int length, CopyFields fields, int field) throws SQLException {
+		if (length >= 0 && this.buffer.length - this.position >= length) {
+			fields.set(field, this.buffer, this.position, length);
+			this.position += length;
+			return;
+		}
+		fields.set(field, readBytes(length), 0, length);
+	}
+
+	/**
 	 * Returns the current message's bytes from the position on, at least one, without
 	 * consuming them; {@code null} at the end of the data. For scanning text rows.
 	 */

@@ -1,6 +1,5 @@
 package io.postlog.snapshot;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -54,26 +53,30 @@ final class SnapshotRows {
 	}
 
 	/**
-	 * Builds the change of one row.
+	 * Builds the change of one row, decoding each value from its slice.
 	 * @throws SnapshotReadException if a value does not decode (naming the column and its
 	 * type OID, not the value)
 	 */
-	Change change(TablePlan plan, byte[][] fields, int index, String chunk) {
+	Change change(TablePlan plan, CopyFields fields, int index, String chunk) {
 		int system = plan.systemFields();
-		long relationOid = plan.partitioned ? relationOid(fields[0]) : plan.oid;
-		String tid = tid(fields[system - 1]);
-		@Nullable Object[] values = new Object[fields.length - system];
+		int tid = system - 1;
+		String prefix = plan.partitioned ? this.idPrefix + relationOid(fields, 0) + "/" : this.tablePrefixes.get(plan);
+		String id = this.binary ? binaryTid(prefix, fields, tid) : textTid(prefix, fields, tid);
+		@Nullable Object[] values = new Object[fields.count() - system];
 		for (int i = 0; i < values.length; i++) {
-			byte[] field = fields[system + i];
-			values[i] = (field != null) ? decode(plan, i, field, chunk) : null;
+			values[i] = fields.isNull(system + i) ? null : decode(plan, i, fields, system + i, chunk);
 		}
-		return new Change(Operation.SNAPSHOT, plan.table, null, Row.of(plan.columns, values), 0L, this.consistentPoint,
-				this.createdAt, index, this.idPrefix + relationOid + "/" + tid);
+		return new Change(Operation.SNAPSHOT, plan.table, null, Row.ofOwned(plan.columns, values), 0L,
+				this.consistentPoint, this.createdAt, index, id);
 	}
 
-	private @Nullable Object decode(TablePlan plan, int column, byte[] field, String chunk) {
+	private @Nullable Object decode(TablePlan plan, int column, CopyFields fields, int field, String chunk) {
 		try {
-			return this.binary ? plan.decoders[column].decodeBinary(field) : plan.decoders[column].decodeText(field);
+			byte[] source = fields.source(field);
+			int offset = fields.offset(field);
+			int length = fields.length(field);
+			return this.binary ? plan.decoders[column].decodeBinary(source, offset, length)
+					: plan.decoders[column].decodeText(source, offset, length);
 		}
 		catch (RuntimeException ex) {
 			boolean valueFree = ex instanceof ValueDecodingException;
@@ -85,42 +88,71 @@ final class SnapshotRows {
 		}
 	}
 
-	private long relationOid(byte @Nullable [] field) {
-		if (field == null) {
+	private long relationOid(CopyFields fields, int field) {
+		if (fields.isNull(field)) {
 			throw new CopyFormatException("NULL tableoid", 0);
 		}
+		byte[] source = fields.source(field);
+		int offset = fields.offset(field);
+		int length = fields.length(field);
 		if (this.binary) {
-			if (field.length != 4) {
-				throw new CopyFormatException("tableoid of " + field.length + " bytes", 0);
+			if (length != 4) {
+				throw new CopyFormatException("tableoid of " + length + " bytes", 0);
 			}
-			return Integer.toUnsignedLong(int32(field, 0));
+			return Integer.toUnsignedLong(int32(source, offset));
 		}
-		return Long.parseLong(ascii(field));
+		return digits(source, offset, offset + length, "tableoid");
 	}
 
-	/** Returns {@code block.offset} of a {@code ctid}. */
-	private String tid(byte @Nullable [] field) {
-		if (field == null) {
+	/**
+	 * Returns the id of a row whose {@code ctid} is binary: {@code prefix block.offset}.
+	 */
+	private static String binaryTid(String prefix, CopyFields fields, int field) {
+		if (fields.isNull(field)) {
 			throw new CopyFormatException("NULL ctid", 0);
 		}
-		if (this.binary) {
-			if (field.length != 6) {
-				throw new CopyFormatException("ctid of " + field.length + " bytes", 0);
-			}
-			long block = Integer.toUnsignedLong(int32(field, 0));
-			int offset = ((field[4] & 0xFF) << 8) | (field[5] & 0xFF);
-			return block + "." + offset;
+		if (fields.length(field) != 6) {
+			throw new CopyFormatException("ctid of " + fields.length(field) + " bytes", 0);
 		}
-		String text = ascii(field);
-		int comma = text.indexOf(',');
-		if (text.length() < 5 || text.charAt(0) != '(' || comma < 0 || text.charAt(text.length() - 1) != ')') {
-			throw new CopyFormatException("ctid not in (block,offset) form", 0);
-		}
-		return Long.parseLong(text, 1, comma, 10) + "." + Integer.parseInt(text, comma + 1, text.length() - 1, 10);
+		byte[] source = fields.source(field);
+		int at = fields.offset(field);
+		long block = Integer.toUnsignedLong(int32(source, at));
+		int offset = ((source[at + 4] & 0xFF) << 8) | (source[at + 5] & 0xFF);
+		return prefix + block + "." + offset;
 	}
 
-	private static String ascii(byte[] field) {
-		return new String(field, StandardCharsets.US_ASCII);
+	/** Returns the id of a row whose {@code ctid} is text, {@code (block,offset)}. */
+	private static String textTid(String prefix, CopyFields fields, int field) {
+		if (fields.isNull(field)) {
+			throw new CopyFormatException("NULL ctid", 0);
+		}
+		byte[] source = fields.source(field);
+		int from = fields.offset(field);
+		int to = from + fields.length(field);
+		int comma = from;
+		while (comma < to && source[comma] != ',') {
+			comma++;
+		}
+		if (to - from < 5 || source[from] != '(' || comma == to || source[to - 1] != ')') {
+			throw new CopyFormatException("ctid not in (block,offset) form", 0);
+		}
+		return prefix + digits(source, from + 1, comma, "ctid") + "." + digits(source, comma + 1, to - 1, "ctid");
+	}
+
+	/** Parses a non-negative decimal number of at most 18 digits. */
+	private static long digits(byte[] source, int from, int to, String what) {
+		if (from == to || to - from > 18) {
+			throw new CopyFormatException(what + " not a number", 0);
+		}
+		long value = 0;
+		for (int i = from; i < to; i++) {
+			int digit = source[i] - '0';
+			if (digit < 0 || digit > 9) {
+				throw new CopyFormatException(what + " not a number", 0);
+			}
+			value = value * 10 + digit;
+		}
+		return value;
 	}
 
 	private static int int32(byte[] b, int at) {

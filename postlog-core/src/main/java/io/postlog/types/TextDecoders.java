@@ -99,7 +99,10 @@ final class TextDecoders {
 
 	}
 
-	/** {@code bytea}: text is hex ({@code \x...}) or the legacy escape format. */
+	/**
+	 * {@code bytea}: text is hex ({@code \x...}) or the legacy escape format, decoded in
+	 * place (a large value's text is not copied first).
+	 */
 	static final class Bytea extends BuiltinDecoder {
 
 		Bytea() {
@@ -108,47 +111,52 @@ final class TextDecoders {
 
 		@Override
 		Object text(byte[] utf8) {
-			if (utf8.length >= 2 && utf8[0] == '\\' && utf8[1] == 'x') {
-				return hex(utf8);
-			}
-			return escaped(utf8);
+			return text(utf8, 0, utf8.length);
 		}
 
-		private static byte[] hex(byte[] utf8) {
-			int digits = utf8.length - 2;
+		@Override
+		Object text(byte[] source, int offset, int length) {
+			if (length >= 2 && source[offset] == '\\' && source[offset + 1] == 'x') {
+				return hex(source, offset + 2, length - 2);
+			}
+			return escaped(source, offset, length);
+		}
+
+		private static byte[] hex(byte[] source, int offset, int digits) {
 			if ((digits & 1) != 0) {
 				throw malformed("odd number of hexadecimal digits");
 			}
 			byte[] bytes = new byte[digits / 2];
-			for (int i = 0; i < bytes.length; i++) {
-				bytes[i] = (byte) ((Ascii.hexDigit(utf8[2 + 2 * i]) << 4) | Ascii.hexDigit(utf8[3 + 2 * i]));
+			for (int i = 0, at = offset; i < bytes.length; i++, at += 2) {
+				bytes[i] = (byte) ((Ascii.hexDigit(source[at]) << 4) | Ascii.hexDigit(source[at + 1]));
 			}
 			return bytes;
 		}
 
-		private static byte[] escaped(byte[] utf8) {
-			byte[] bytes = new byte[utf8.length];
-			int length = 0;
-			for (int i = 0; i < utf8.length; i++) {
-				byte c = utf8[i];
+		private static byte[] escaped(byte[] source, int offset, int length) {
+			byte[] bytes = new byte[length];
+			int count = 0;
+			int end = offset + length;
+			for (int i = offset; i < end; i++) {
+				byte c = source[i];
 				if (c != '\\') {
-					bytes[length++] = c;
+					bytes[count++] = c;
 				}
-				else if (i + 1 < utf8.length && utf8[i + 1] == '\\') {
-					bytes[length++] = '\\';
+				else if (i + 1 < end && source[i + 1] == '\\') {
+					bytes[count++] = '\\';
 					i++;
 				}
-				else if (i + 3 < utf8.length && isOctal(utf8[i + 1], '3') && isOctal(utf8[i + 2], '7')
-						&& isOctal(utf8[i + 3], '7')) {
-					bytes[length++] = (byte) (((utf8[i + 1] - '0') << 6) | ((utf8[i + 2] - '0') << 3)
-							| (utf8[i + 3] - '0'));
+				else if (i + 3 < end && isOctal(source[i + 1], '3') && isOctal(source[i + 2], '7')
+						&& isOctal(source[i + 3], '7')) {
+					bytes[count++] = (byte) (((source[i + 1] - '0') << 6) | ((source[i + 2] - '0') << 3)
+							| (source[i + 3] - '0'));
 					i += 3;
 				}
 				else {
-					throw malformed("invalid escape at offset " + i);
+					throw malformed("invalid escape at offset " + (i - offset));
 				}
 			}
-			return Arrays.copyOf(bytes, length);
+			return (count == length) ? bytes : Arrays.copyOf(bytes, count);
 		}
 
 		private static boolean isOctal(byte c, char max) {
@@ -215,6 +223,11 @@ final class TextDecoders {
 		@Override
 		Object text(byte[] utf8) {
 			return new String(utf8, StandardCharsets.UTF_8);
+		}
+
+		@Override
+		Object text(byte[] source, int offset, int length) {
+			return new String(source, offset, length, StandardCharsets.UTF_8);
 		}
 
 		@Override

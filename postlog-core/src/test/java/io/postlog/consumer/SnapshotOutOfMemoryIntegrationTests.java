@@ -27,7 +27,7 @@ class SnapshotOutOfMemoryIntegrationTests {
 				"ALTER TABLE oom_source ALTER COLUMN body SET STORAGE EXTERNAL",
 				"INSERT INTO oom_source VALUES (1, repeat('x', 100000000))");
 		Path directory = Files.createDirectories(Paths.get("target", "snapshot-oom-test"));
-		try (ChildJvm child = ChildJvm.of(SnapshotOutOfMemoryChild.class)
+		try (ChildJvm child = ChildJvm.of(LargeRowChild.class)
 			.heap("64m")
 			.args(database.jdbcUrl(), database.username(), "oom_source")
 			.start(directory.resolve("child.log"))) {

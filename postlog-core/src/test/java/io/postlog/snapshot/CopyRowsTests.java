@@ -77,6 +77,44 @@ class CopyRowsTests {
 	}
 
 	@Test
+	void textRowsUndoCopyEscapingTheSameAcrossAnyMessageBoundaries() throws SQLException {
+		byte[] data = "a\\tb\\\\\\x4\t\\N\tend\\n\n\\N\t\\x41z\\7\t\\0101\n".getBytes(StandardCharsets.UTF_8);
+		List<List<String>> expected = List.of(List.of("a\tb\\\u0004", "NULL", "end\n"),
+				List.of("NULL", "Az\u0007", "\u00081"));
+		for (int size = 1; size <= data.length; size++) {
+			assertThat(rows(data, false, size, 3)).as("messages of %d bytes", size).isEqualTo(expected);
+		}
+	}
+
+	@Test
+	void aRowInOneMessageIsReadAsSlicesOfTheMessage() throws SQLException {
+		byte[] message = "12\\tab\tc\\\\d\n".getBytes(StandardCharsets.UTF_8);
+		Iterator<byte[]> source = List.of(message).iterator();
+		CopyRows rows = CopyRows.of(new CopyInput(() -> source.hasNext() ? source.next() : null), false);
+		CopyFields fields = new CopyFields(2);
+		assertThat(rows.next(fields)).isTrue();
+		assertThat(fields.source(0)).isSameAs(message);
+		assertThat(fields.source(1)).isSameAs(message);
+		assertThat(new String(message, fields.offset(1), fields.length(1), StandardCharsets.UTF_8)).isEqualTo("c\\d");
+		assertThat(fields.hash(0)).isEqualTo(Arrays.hashCode("12\tab".getBytes(StandardCharsets.UTF_8)));
+		assertThat(fields.copy(1)).isEqualTo("c\\d".getBytes(StandardCharsets.UTF_8));
+		assertThat(rows.next(fields)).isFalse();
+	}
+
+	@Test
+	void aBinaryFieldInOneMessageIsASliceOfTheMessage() throws SQLException {
+		byte[] message = binary(new byte[][][] { { bytes("large value"), null } });
+		Iterator<byte[]> source = List.of(message).iterator();
+		CopyRows rows = CopyRows.of(new CopyInput(() -> source.hasNext() ? source.next() : null), true);
+		CopyFields fields = new CopyFields(2);
+		assertThat(rows.next(fields)).isTrue();
+		assertThat(fields.source(0)).isSameAs(message);
+		assertThat(fields.copy(0)).isEqualTo(bytes("large value"));
+		assertThat(fields.isNull(1)).isTrue();
+		assertThat(fields.copy(1)).isNull();
+	}
+
+	@Test
 	void textRowsKeepMultiByteCharactersAcrossMessageBoundaries() throws SQLException {
 		byte[] data = "zoë ☃ 𝄞\tx\n\tlast\n".getBytes(StandardCharsets.UTF_8);
 		for (int size = 1; size <= data.length; size++) {
@@ -106,14 +144,18 @@ class CopyRowsTests {
 		}
 		Iterator<byte[]> source = messages.iterator();
 		CopyRows rows = CopyRows.of(new CopyInput(() -> source.hasNext() ? source.next() : null), binary);
-		byte[][] fields = new byte[fieldCount][];
+		CopyFields fields = new CopyFields(fieldCount);
 		List<List<String>> result = new ArrayList<>();
 		while (rows.next(fields)) {
 			List<String> row = new ArrayList<>();
-			for (byte[] field : fields) {
-				row.add((field != null) ? new String(field, StandardCharsets.UTF_8) : "NULL");
+			for (int i = 0; i < fieldCount; i++) {
+				row.add(fields.isNull(i) ? "NULL"
+						: new String(fields.source(i), fields.offset(i), fields.length(i), StandardCharsets.UTF_8));
 			}
 			result.add(row);
+		}
+		for (int i = 0; i < fieldCount; i++) {
+			assertThat(fields.isNull(i)).as("field %d cleared at the end", i).isTrue();
 		}
 		return result;
 	}

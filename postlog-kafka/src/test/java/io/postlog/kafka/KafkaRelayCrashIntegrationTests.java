@@ -28,8 +28,6 @@ import io.postlog.test.crash.SlotProbe;
 import io.postlog.test.crash.SourceWriter;
 import io.postlog.test.crash.Workloads;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -63,19 +61,10 @@ class KafkaRelayCrashIntegrationTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
-	private static KafkaTestBroker broker;
+	@RegisterExtension
+	static final KafkaTestBroker broker = KafkaTestBroker.perClass();
 
 	private final Path directory = Paths.get("target", "kafka-crash-test");
-
-	@BeforeAll
-	static void startBroker() {
-		broker = KafkaTestBroker.start();
-	}
-
-	@AfterAll
-	static void stopBroker() {
-		broker.close();
-	}
 
 	@Test
 	void sigkilledRelayDeliversEveryChangeExactlyOnceToReadCommittedConsumers(PostgresDatabase database)

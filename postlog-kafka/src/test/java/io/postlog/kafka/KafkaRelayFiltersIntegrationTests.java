@@ -17,10 +17,9 @@ import io.postlog.admin.TableFilter;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -48,17 +47,8 @@ class KafkaRelayFiltersIntegrationTests {
 
 	private static final String ORDERS_WHERE = "status = 'open' AND amount > 10";
 
-	private static KafkaTestBroker broker;
-
-	@BeforeAll
-	static void startBroker() {
-		broker = KafkaTestBroker.start();
-	}
-
-	@AfterAll
-	static void stopBroker() {
-		broker.close();
-	}
+	@RegisterExtension
+	static final KafkaTestBroker broker = KafkaTestBroker.perClass();
 
 	@Test
 	void recordsAreExactlyTheRowsAndColumnsOfTheSameSelect(PostgresDatabase database) throws Exception {

@@ -23,9 +23,8 @@ import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.types.RowKind;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -53,17 +52,8 @@ class KafkaRelayFormatsIntegrationTests {
 			DataTypes.FIELD("name", DataTypes.STRING()), DataTypes.FIELD("balance", DataTypes.DECIMAL(10, 2)),
 			DataTypes.FIELD("active", DataTypes.BOOLEAN()));
 
-	private static KafkaTestBroker broker;
-
-	@BeforeAll
-	static void startBroker() {
-		broker = KafkaTestBroker.start();
-	}
-
-	@AfterAll
-	static void stopBroker() {
-		broker.close();
-	}
+	@RegisterExtension
+	static final KafkaTestBroker broker = KafkaTestBroker.perClass();
 
 	@Test
 	void debeziumFormatOfABootApplicationIsReadByFlinksDebeziumJsonFormat(PostgresDatabase database) throws Exception {

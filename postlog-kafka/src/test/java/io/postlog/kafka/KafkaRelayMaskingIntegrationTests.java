@@ -11,9 +11,8 @@ import io.postlog.consumer.ReplicationConsumer;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,17 +34,8 @@ class KafkaRelayMaskingIntegrationTests {
 
 	private static final String NOTES = "NOTES-kafka-private";
 
-	private static KafkaTestBroker broker;
-
-	@BeforeAll
-	static void startBroker() {
-		broker = KafkaTestBroker.start();
-	}
-
-	@AfterAll
-	static void stopBroker() {
-		broker.close();
-	}
+	@RegisterExtension
+	static final KafkaTestBroker broker = KafkaTestBroker.perClass();
 
 	@Test
 	void maskedColumnsNeverReachAKafkaRecordInClear(PostgresDatabase database) {

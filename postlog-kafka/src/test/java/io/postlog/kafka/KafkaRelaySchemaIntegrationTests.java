@@ -19,9 +19,8 @@ import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -40,17 +39,8 @@ class KafkaRelaySchemaIntegrationTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
-	private static KafkaTestBroker broker;
-
-	@BeforeAll
-	static void startBroker() {
-		broker = KafkaTestBroker.start();
-	}
-
-	@AfterAll
-	static void stopBroker() {
-		broker.close();
-	}
+	@RegisterExtension
+	static final KafkaTestBroker broker = KafkaTestBroker.perClass();
 
 	@Test
 	void schemaChangesGoToTheSchemaTopicInCommitOrderWithTheChanges(PostgresDatabase database) throws Exception {

@@ -19,9 +19,8 @@ import io.postlog.consumer.RetryPolicy;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -38,17 +37,8 @@ import static org.awaitility.Awaitility.await;
 @PostgresTest
 class KafkaRelayTakeOverIntegrationTests {
 
-	private static KafkaTestBroker broker;
-
-	@BeforeAll
-	static void startBroker() {
-		broker = KafkaTestBroker.start();
-	}
-
-	@AfterAll
-	static void stopBroker() {
-		broker.close();
-	}
+	@RegisterExtension
+	static final KafkaTestBroker broker = KafkaTestBroker.perClass();
 
 	@Test
 	void relayFencedByAReplicaThatTookOverWaitsAndLaterRelaysOnWithoutDuplicates(PostgresDatabase database)

@@ -14,10 +14,9 @@ import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.ds.PGSimpleDataSource;
 
 import org.springframework.boot.test.system.CapturedOutput;
@@ -37,17 +36,8 @@ class KafkaRelayValueFreeIntegrationTests {
 
 	private static final String SECRET = "SECRET-kafka-51c9";
 
-	private static KafkaTestBroker broker;
-
-	@BeforeAll
-	static void startBroker() {
-		broker = KafkaTestBroker.start();
-	}
-
-	@AfterAll
-	static void stopBroker() {
-		broker.close();
-	}
+	@RegisterExtension
+	static final KafkaTestBroker broker = KafkaTestBroker.perClass();
 
 	@Test
 	void outboxEventNamingTheOffsetsTopicIsRefusedAndNotWrittenThere(PostgresDatabase database, CapturedOutput output) {

@@ -15,23 +15,55 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
  * A real single-node KRaft broker from spring-kafka-test for a test class, with the
- * transaction state log sized for one node, and a {@code read_committed} reader.
+ * transaction state log sized for one node, and a {@code read_committed} reader. A class
+ * that shares one broker among its tests registers {@link #perClass()} as a static
+ * {@code @RegisterExtension} field: the broker starts before the class's first test and
+ * stops after its last.
  */
-final class KafkaTestBroker implements AutoCloseable {
+final class KafkaTestBroker implements AutoCloseable, BeforeAllCallback, AfterAllCallback {
 
-	private final EmbeddedKafkaKraftBroker broker;
+	private @Nullable EmbeddedKafkaKraftBroker broker;
 
-	private KafkaTestBroker(EmbeddedKafkaKraftBroker broker) {
+	private KafkaTestBroker(@Nullable EmbeddedKafkaKraftBroker broker) {
 		this.broker = broker;
 	}
 
 	static KafkaTestBroker start() {
 		return start(new EmbeddedKafkaKraftBroker(1, 1), Map.of());
+	}
+
+	/**
+	 * Returns a broker that a test class registers as an extension, started as
+	 * {@link #start()} starts one before the class's tests and closed after them.
+	 */
+	static KafkaTestBroker perClass() {
+		return new KafkaTestBroker(null);
+	}
+
+	@Override
+	public void beforeAll(ExtensionContext context) {
+		this.broker = start().broker;
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) {
+		close();
+	}
+
+	private EmbeddedKafkaKraftBroker broker() {
+		if (this.broker == null) {
+			throw new IllegalStateException("The test class's broker has not started (register it as an extension)");
+		}
+		return this.broker;
 	}
 
 	/**
@@ -48,14 +80,14 @@ final class KafkaTestBroker implements AutoCloseable {
 	}
 
 	String bootstrapServers() {
-		return this.broker.getBrokersAsString();
+		return broker().getBrokersAsString();
 	}
 
 	/**
 	 * Returns the port the broker listens on for a listener, whatever it advertises.
 	 */
 	int boundPort(String listener) {
-		return this.broker.getCluster()
+		return broker().getCluster()
 			.brokers()
 			.values()
 			.iterator()
@@ -67,7 +99,7 @@ final class KafkaTestBroker implements AutoCloseable {
 	 * Returns the transactional ids the broker's coordinators know.
 	 */
 	java.util.Set<String> transactionalIds() {
-		return this.broker.doWithAdminFunction((admin) -> {
+		return broker().doWithAdminFunction((admin) -> {
 			try {
 				java.util.Set<String> ids = new java.util.HashSet<>();
 				admin.listTransactions().all().get().forEach((listing) -> ids.add(listing.transactionalId()));
@@ -84,7 +116,7 @@ final class KafkaTestBroker implements AutoCloseable {
 	}
 
 	void createTopic(String name, int partitions) {
-		this.broker.addTopics(new NewTopic(name, Optional.of(partitions), Optional.empty()));
+		broker().addTopics(new NewTopic(name, Optional.of(partitions), Optional.empty()));
 	}
 
 	KafkaConsumer<byte[], byte[]> readCommitted() {
@@ -133,7 +165,10 @@ final class KafkaTestBroker implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.broker.destroy();
+		if (this.broker != null) {
+			this.broker.destroy();
+			this.broker = null;
+		}
 	}
 
 }

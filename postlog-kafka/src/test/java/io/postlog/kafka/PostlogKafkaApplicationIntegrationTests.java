@@ -13,9 +13,8 @@ import io.postlog.test.PostgresTest;
 import io.postlog.test.TcpProxy;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -40,17 +39,8 @@ class PostlogKafkaApplicationIntegrationTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
-	private static KafkaTestBroker broker;
-
-	@BeforeAll
-	static void startBroker() {
-		broker = KafkaTestBroker.start();
-	}
-
-	@AfterAll
-	static void stopBroker() {
-		broker.close();
-	}
+	@RegisterExtension
+	static final KafkaTestBroker broker = KafkaTestBroker.perClass();
 
 	@Test
 	void valuesArriveAsTheReadmeSaysAndHealthMetersAndEndpointShowTheRelay(PostgresDatabase database) throws Exception {

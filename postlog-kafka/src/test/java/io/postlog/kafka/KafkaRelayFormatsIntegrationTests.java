@@ -10,8 +10,6 @@ import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import io.postlog.Lsn;
 import io.postlog.TableId;
-import io.postlog.consumer.ReplicationConsumer;
-import io.postlog.consumer.RetryPolicy;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.apache.flink.api.common.functions.util.ListCollector;
@@ -25,7 +23,6 @@ import org.apache.flink.types.RowKind;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.postgresql.ds.PGSimpleDataSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -164,22 +161,11 @@ class KafkaRelayFormatsIntegrationTests {
 	}
 
 	private static KafkaRelay relay(PostgresDatabase database, String slot, CloudEventsMode mode) {
-		PGSimpleDataSource dataSource = new PGSimpleDataSource();
-		dataSource.setUrl(database.jdbcUrl());
-		dataSource.setUser(database.username());
-		return KafkaRelay.builder()
-			.consumer(ReplicationConsumer.builder()
-				.jdbcUrl(database.jdbcUrl(), database.username(), null)
-				.statusInterval(Duration.ofSeconds(1))
-				.retryPolicy(new RetryPolicy(Duration.ofMillis(100), 2, Duration.ofSeconds(1), 10)))
-			.dataSource(dataSource)
-			.slotName(slot)
-			.publicationName(slot)
+		return broker.relay(database, slot)
 			.tables(List.of(TableId.parse("ce_accounts")))
 			.topic(slot + ".{table}")
 			.format(RelayFormat.CLOUDEVENTS)
 			.cloudEventsMode(mode)
-			.kafkaProperties(broker.clientProperties(), Map.of(), Map.of(), Map.of())
 			.build();
 	}
 

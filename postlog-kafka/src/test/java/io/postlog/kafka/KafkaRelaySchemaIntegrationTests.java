@@ -7,21 +7,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 
 import io.cloudevents.CloudEvent;
 import io.cloudevents.kafka.CloudEventDeserializer;
 import io.postlog.Lsn;
 import io.postlog.TableId;
-import io.postlog.consumer.ReplicationConsumer;
-import io.postlog.consumer.RetryPolicy;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.postgresql.ds.PGSimpleDataSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -197,41 +193,19 @@ class KafkaRelaySchemaIntegrationTests {
 
 	private static KafkaRelay relay(PostgresDatabase database, String slot, String table, RelayFormat format,
 			CloudEventsMode mode) {
-		PGSimpleDataSource dataSource = new PGSimpleDataSource();
-		dataSource.setUrl(database.jdbcUrl());
-		dataSource.setUser(database.username());
-		return KafkaRelay.builder()
-			.consumer(ReplicationConsumer.builder()
-				.jdbcUrl(database.jdbcUrl(), database.username(), null)
-				.statusInterval(Duration.ofSeconds(1))
-				.retryPolicy(new RetryPolicy(Duration.ofMillis(100), 2, Duration.ofSeconds(1), 10)))
-			.dataSource(dataSource)
-			.slotName(slot)
-			.publicationName(slot)
+		return broker.relay(database, slot)
 			.tables(List.of(TableId.parse(table)))
 			.topic(slot + ".{table}")
 			.schemaTopic(slot + ".schema")
 			.format(format)
 			.cloudEventsMode(mode)
-			.kafkaProperties(broker.clientProperties(), Map.of(), Map.of(), Map.of())
 			.build();
 	}
 
 	private static KafkaRelay relay(PostgresDatabase database, String slot) {
-		PGSimpleDataSource dataSource = new PGSimpleDataSource();
-		dataSource.setUrl(database.jdbcUrl());
-		dataSource.setUser(database.username());
-		return KafkaRelay.builder()
-			.consumer(ReplicationConsumer.builder()
-				.jdbcUrl(database.jdbcUrl(), database.username(), null)
-				.statusInterval(Duration.ofSeconds(1))
-				.retryPolicy(new RetryPolicy(Duration.ofMillis(100), 2, Duration.ofSeconds(1), 10)))
-			.dataSource(dataSource)
-			.slotName(slot)
-			.publicationName(slot)
+		return broker.relay(database, slot)
 			.tables(List.of(TableId.parse("meters")))
 			.schemaTopic("postlog.schema")
-			.kafkaProperties(broker.clientProperties(), Map.of(), Map.of(), Map.of())
 			.build();
 	}
 

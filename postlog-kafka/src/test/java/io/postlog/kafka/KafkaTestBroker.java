@@ -8,6 +8,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 
+import io.postlog.consumer.ReplicationConsumer;
+import io.postlog.consumer.RetryPolicy;
+import io.postlog.test.PostgresDatabase;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -19,6 +22,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.postgresql.ds.PGSimpleDataSource;
 
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
@@ -109,6 +113,27 @@ final class KafkaTestBroker implements AutoCloseable, BeforeAllCallback, AfterAl
 				throw new IllegalStateException("Could not list the broker's transactions", ex);
 			}
 		});
+	}
+
+	/**
+	 * Starts describing a relay of the given database to this broker, on a slot and a
+	 * publication both named {@code slot}, with a consumer that reports its status every
+	 * second and retries a failed listener ten times, quickly; the test adds its tables,
+	 * topics and format.
+	 */
+	KafkaRelayBuilder relay(PostgresDatabase database, String slot) {
+		PGSimpleDataSource dataSource = new PGSimpleDataSource();
+		dataSource.setUrl(database.jdbcUrl());
+		dataSource.setUser(database.username());
+		return KafkaRelay.builder()
+			.consumer(ReplicationConsumer.builder()
+				.jdbcUrl(database.jdbcUrl(), database.username(), null)
+				.statusInterval(Duration.ofSeconds(1))
+				.retryPolicy(new RetryPolicy(Duration.ofMillis(100), 2, Duration.ofSeconds(1), 10)))
+			.dataSource(dataSource)
+			.slotName(slot)
+			.publicationName(slot)
+			.kafkaProperties(clientProperties(), Map.of(), Map.of(), Map.of());
 	}
 
 	Map<String, Object> clientProperties() {

@@ -18,8 +18,10 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
+import io.postlog.PostlogException;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
+import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.snapshot.BackfillChunk;
 import io.postlog.snapshot.BackfillReader;
@@ -202,10 +204,12 @@ final class BackfillRunner implements Runnable {
 				load(loading, false);
 				return;
 			}
-			catch (SQLException ex) {
+			catch (SQLException | PostlogException ex) {
+				// A PostlogException: the sink's chunk marks could not be read.
 				Duration backOff = this.config.retryPolicy().backOff(attempt);
 				logger.warn("Could not read the backfills of slot {} (retrying in {} ms): {}", this.config.slotName(),
-						backOff.toMillis(), ex.getClass().getName() + " " + PgErrors.sqlState(ex));
+						backOff.toMillis(), (ex instanceof SQLException sql)
+								? ex.getClass().getName() + " " + PgErrors.sqlState(sql) : Failures.describe(ex));
 				Thread.sleep(backOff.toMillis());
 			}
 		}
@@ -233,6 +237,7 @@ final class BackfillRunner implements Runnable {
 				continue;
 			}
 			Backfill backfill = new Backfill(stored.id, stored.tables);
+			committedMarks(stored);
 			Set<TableId> activated = new HashSet<>();
 			for (int i = 0; i < stored.tables.size(); i++) {
 				backfill.progressed(i, stored.rows.get(i), -1, stored.done.get(i));
@@ -243,6 +248,29 @@ final class BackfillRunner implements Runnable {
 			logger.info("Backfill {} of {} for slot {} resumes", backfill.id(), backfill.tables(),
 					this.config.slotName());
 			enqueue(backfill, stored);
+		}
+	}
+
+	/**
+	 * With a transactional store, takes what the sink committed over the progress table:
+	 * a chunk's mark commits with its rows, the progress row only after.
+	 */
+	private void committedMarks(BackfillStore.Stored stored) {
+		if (!this.config.checkpointStore().transactional()) {
+			return;
+		}
+		Map<Integer, ChunkMark> marks = this.config.checkpointStore().chunks(stored.id);
+		for (ChunkMark mark : marks.values()) {
+			int i = mark.ordinal();
+			if (i < 0 || i >= stored.tables.size() || stored.done.get(i)) {
+				continue;
+			}
+			if (mark.done()) {
+				stored.done.set(i, true);
+			}
+			else if (mark.afterKey() != null) {
+				stored.after.set(i, mark.afterKey());
+			}
 		}
 	}
 
@@ -279,6 +307,7 @@ final class BackfillRunner implements Runnable {
 					return;
 				}
 			}
+			forgetMarks(backfill);
 			backfill.moveTo(Backfill.State.COMPLETED, null);
 			logger.info("Backfill {} of {} for slot {} completed: {} rows", backfill.id(), backfill.tables(),
 					this.config.slotName(), backfill.rowsDone());
@@ -324,7 +353,7 @@ final class BackfillRunner implements Runnable {
 			int attempt = 1;
 			while (true) {
 				if (!readToEnd && inFlight.size() < CHUNKS_IN_FLIGHT) {
-					InFlight read = read(backfill, table, range, readAfter, chunkNumber++);
+					InFlight read = read(backfill, ordinal, table, range, readAfter, chunkNumber++);
 					if (read == null) {
 						return false;
 					}
@@ -410,7 +439,7 @@ final class BackfillRunner implements Runnable {
 	 * @return the chunk in flight (with no rows, and closed, if the table has none left),
 	 * or {@code null} if cancelled or stopping
 	 */
-	private @Nullable InFlight read(Backfill backfill, BackfillTable table, @Nullable ChunkRange range,
+	private @Nullable InFlight read(Backfill backfill, int ordinal, BackfillTable table, @Nullable ChunkRange range,
 			@Nullable List<String> after, int chunkNumber) throws InterruptedException {
 		if (!this.settlement.awaitStreaming(backfill)) {
 			return null;
@@ -425,6 +454,7 @@ final class BackfillRunner implements Runnable {
 				BackfillChunk read = this.reader.read(c, table, range, after, this.settings.chunkSize(), this.binary,
 						chunk.deliveredBefore);
 				if (!read.rows().isEmpty()) {
+					chunk.mark = new ChunkMark(backfill.id(), ordinal, read.lastKey(), false);
 					chunk.rows(read);
 					this.watermarks.write(c, chunk.high());
 				}
@@ -465,10 +495,31 @@ final class BackfillRunner implements Runnable {
 
 	/** Deletes a backfill's progress row; {@code false} if the consumer stopped first. */
 	private boolean forget(Backfill backfill) throws InterruptedException {
-		return this.connection.run(null, (c) -> {
+		boolean forgotten = this.connection.run(null, (c) -> {
 			this.store.delete(c, backfill.id());
 			return true;
 		}) != null;
+		if (forgotten) {
+			forgetMarks(backfill);
+		}
+		return forgotten;
+	}
+
+	/**
+	 * Deletes the sink's chunk marks of a backfill that ended, with a transactional
+	 * store.
+	 */
+	private void forgetMarks(Backfill backfill) {
+		if (!this.config.checkpointStore().transactional()) {
+			return;
+		}
+		try {
+			this.config.checkpointStore().forgetChunks(backfill.id());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not delete the chunk marks of backfill {} of slot {} from {}: {}", backfill.id(),
+					this.config.slotName(), this.config.checkpointStore(), Failures.describe(ex));
+		}
 	}
 
 	private void logProgress(Backfill backfill, boolean force) {

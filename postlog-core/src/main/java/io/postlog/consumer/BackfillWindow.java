@@ -16,6 +16,7 @@ import io.postlog.Operation;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.UnchangedToast;
+import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.Event;
 import io.postlog.snapshot.BackfillReader;
@@ -48,6 +49,11 @@ import org.slf4j.LoggerFactory;
  * whole chunk. Chunks whose high watermarks came go in that order, one after the other. A
  * streamed change of a key whose row is still to go supersedes that row (it is dropped,
  * as in the window): no row of a key follows a newer change of it.
+ * <p>
+ * With a transactional checkpoint store a chunk goes whole at its high watermark's
+ * commit, and its rows commit in one sink transaction with the chunk's mark
+ * ({@link Dispatcher#chunkDone}); a failure before that rolls them back, and the chunk
+ * goes again from its first row.
  * <p>
  * TOAST: an update that does not resend a TOASTed value would give a subscription an
  * {@link UnchangedToast} for a row it may never have been given whole (its chunk row not
@@ -90,6 +96,12 @@ final class BackfillWindow {
 
 	private final int batchSize;
 
+	/**
+	 * Whether chunks go whole into sink transactions with their marks (a transactional
+	 * checkpoint store), not in slices between streamed transactions.
+	 */
+	private final boolean effectOnce;
+
 	private final Map<TableId, BackfillTable> active = new ConcurrentHashMap<>();
 
 	private final @Nullable Delivered delivered;
@@ -112,6 +124,7 @@ final class BackfillWindow {
 		this.progressTable = (settings != null) ? settings.progressTable() : null;
 		this.readers = (settings != null) ? settings.readers() : null;
 		this.batchSize = Math.min(BATCH, config.maxTransactionChanges());
+		this.effectOnce = config.checkpointStore().transactional();
 		this.delivered = (settings != null) ? new Delivered(DELIVERED) : null;
 	}
 
@@ -278,6 +291,24 @@ final class BackfillWindow {
 		if (slices == null) {
 			return;
 		}
+		if (!this.effectOnce) {
+			deliverSlice(slices);
+			return;
+		}
+		try {
+			do {
+				deliverSlice(slices);
+			}
+			while (this.pending.peek() == slices);
+		}
+		catch (RuntimeException | Error | InterruptedException ex) {
+			// The dispatcher rolls the chunk's sink transaction back as the session ends.
+			slices.restart();
+			throw ex;
+		}
+	}
+
+	private void deliverSlice(PendingChunk slices) throws InterruptedException {
 		List<BackfillRow> rows = slices.chunk.rows.rows();
 		List<Event.ChangeArrived> batch = new ArrayList<>(this.batchSize);
 		while (slices.next < rows.size() && batch.size() < this.batchSize) {
@@ -297,6 +328,10 @@ final class BackfillWindow {
 			slices.chunk.sliceDispatched(entry, batch.size());
 		}
 		if (slices.next >= rows.size()) {
+			ChunkMark mark = slices.chunk.mark;
+			if (this.effectOnce && mark != null) {
+				this.dispatcher.chunkDone(mark);
+			}
 			this.pending.poll();
 			slices.chunk.delivered(slices.entries, slices.index, slices.dropped);
 		}

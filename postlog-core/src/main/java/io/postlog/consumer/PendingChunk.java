@@ -64,6 +64,17 @@ final class PendingChunk {
 		}
 	}
 
+	/**
+	 * Goes back to the first row: the sink transaction that held the rows delivered so
+	 * far was rolled back. Rows superseded stay dropped.
+	 */
+	void restart() {
+		this.next = 0;
+		this.index = 0;
+		this.entries.clear();
+		this.chunk.slicesRolledBack();
+	}
+
 	void supersede(Change change) {
 		if (change.operation() == Operation.TRUNCATE) {
 			for (int i = this.next; i < this.superseded.length; i++) {

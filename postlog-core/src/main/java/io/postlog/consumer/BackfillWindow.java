@@ -296,6 +296,9 @@ final class BackfillWindow {
 			return;
 		}
 		try {
+			if (slices.restarted && committed(slices)) {
+				return;
+			}
 			do {
 				deliverSlice(slices);
 			}
@@ -306,6 +309,20 @@ final class BackfillWindow {
 			slices.restart();
 			throw ex;
 		}
+	}
+
+	/**
+	 * Whether the sink holds the mark of a chunk whose commit failed: a commit can
+	 * succeed although its answer was lost. The chunk is then delivered.
+	 */
+	private boolean committed(PendingChunk slices) {
+		ChunkMark mark = slices.chunk.mark;
+		if (mark == null || !mark.equals(this.config.checkpointStore().chunks(mark.backfillId()).get(mark.ordinal()))) {
+			return false;
+		}
+		this.pending.poll();
+		slices.chunk.delivered(List.of(), slices.chunk.rows.rows().size() - slices.dropped, slices.dropped);
+		return true;
 	}
 
 	private void deliverSlice(PendingChunk slices) throws InterruptedException {

@@ -45,6 +45,9 @@ final class PendingChunk {
 
 	int dropped;
 
+	/** Whether it went back to its first row after a rollback. */
+	boolean restarted;
+
 	PendingChunk(OpenChunk chunk, Lsn point, Instant time, String idPrefix) {
 		this.chunk = chunk;
 		this.point = point;
@@ -71,6 +74,7 @@ final class PendingChunk {
 	void restart() {
 		this.next = 0;
 		this.index = 0;
+		this.restarted = true;
 		this.entries.clear();
 		this.chunk.slicesRolledBack();
 	}

@@ -359,6 +359,11 @@ final class Dispatcher {
 			this.chunkOpen = true;
 		}
 		AckWindow.Entry entry = this.window.snapshot(consistentPoint);
+		if (this.chunkOpen) {
+			// Held until the chunk commits, forgotten if it rolls back.
+			this.window.hold(entry);
+			this.sinkEntries.add(entry);
+		}
 		List<Change> changes = this.buffering ? new ArrayList<>(rows.size()) : List.of();
 		for (Target target : this.targets) {
 			target.begin();
@@ -377,10 +382,6 @@ final class Dispatcher {
 		Transaction batch = new Transaction(0, consistentPoint, consistentPoint, snapshotTime, null, changes);
 		for (Target target : this.targets) {
 			target.snapshotCommit(batch, entry);
-		}
-		if (this.chunkOpen) {
-			this.window.hold(entry);
-			this.sinkEntries.add(entry);
 		}
 		this.window.dispatched(entry, consistentPoint);
 		return entry;

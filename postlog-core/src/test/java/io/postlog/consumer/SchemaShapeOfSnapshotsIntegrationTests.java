@@ -28,11 +28,11 @@ import static org.awaitility.Awaitility.await;
 /**
  * Snapshots and backfills read a table in the shape it has when they read it: a backfill
  * after columns were added, dropped and renamed while the consumer ran delivers its rows
- * in the new shape, after the schema changes that announce it (with DDL events right
- * after the DDL; with Relation messages once a row was streamed in the new shape, which
- * is when that source learns of it); a fresh initial snapshot of a table whose shape
- * changed before the consumer started delivers the shape it reads and no schema change
- * (tracking starts at the stream's first shape of the table).
+ * in the new shape, after the schema changes that announce it, once (with DDL events
+ * right after the DDL; with Relation messages with the first row streamed in the new
+ * shape or, when none was, at the first chunk's high watermark); a fresh initial snapshot
+ * of a table whose shape changed before the consumer started delivers the shape it reads
+ * and no schema change (tracking starts at the stream's first shape of the table).
  */
 @Tag("matrix")
 @PostgresTest

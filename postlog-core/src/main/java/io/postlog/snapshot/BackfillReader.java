@@ -194,7 +194,7 @@ public final class BackfillReader {
 			@Nullable List<String> after, int limit, boolean binary, long[] delivered)
 			throws SQLException, InterruptedException {
 		TablePlan plan = table.plan;
-		String sql = chunkSql(table, range, after, limit, binary);
+		String sql = ChunkSql.of(table, range, after, limit, binary);
 		for (int attempt = 1;; attempt++) {
 			begin(connection);
 			boolean done = false;
@@ -315,74 +315,6 @@ public final class BackfillReader {
 		byte[] bytes = new byte[buffer.remaining()];
 		buffer.duplicate().get(bytes);
 		return bytes;
-	}
-
-	String chunkSql(BackfillTable table, @Nullable List<String> after, int limit, boolean binary) {
-		return chunkSql(table, null, after, limit, binary);
-	}
-
-	String chunkSql(BackfillTable table, @Nullable ChunkRange range, @Nullable List<String> after, int limit,
-			boolean binary) {
-		TablePlan plan = table.plan;
-		List<String> keys = new ArrayList<>();
-		for (int position : table.keyPositions) {
-			keys.add(PgIdentifiers.quote("column", plan.columnNames.get(position)));
-		}
-		StringBuilder sql = new StringBuilder("COPY (SELECT ");
-		for (String key : keys) {
-			sql.append(key).append("::text, ");
-		}
-		for (int i = 0; i < plan.columnNames.size(); i++) {
-			sql.append((i > 0) ? ", " : "").append(PgIdentifiers.quote("column", plan.columnNames.get(i)));
-		}
-		sql.append(" FROM ").append(PgIdentifiers.quote(plan.table));
-		List<String> conditions = new ArrayList<>();
-		if (plan.rowFilter != null) {
-			conditions.add("(" + plan.rowFilter + ")");
-		}
-		if (range != null && range.table().equals(plan.table)
-				&& (range.column() == null || plan.columnNames.contains(range.column()))) {
-			String where = range.where();
-			if (where != null) {
-				conditions.add("(" + where + ")");
-			}
-		}
-		if (after != null) {
-			if (after.size() != keys.size()) {
-				throw new IllegalArgumentException("A key of " + keys.size() + " columns, not " + after.size());
-			}
-			List<String> literals = new ArrayList<>();
-			for (String value : after) {
-				literals.add(literal(value));
-			}
-			conditions.add("(" + String.join(", ", keys) + ") > (" + String.join(", ", literals) + ")");
-			if (keys.size() == 1) {
-				conditions.set(conditions.size() - 1, keys.get(0) + " > " + literals.get(0));
-			}
-		}
-		if (!conditions.isEmpty()) {
-			sql.append(" WHERE ").append(String.join(" AND ", conditions));
-		}
-		// Qualified, as the key's text in the select list has the key column's name.
-		String qualifier = PgIdentifiers.quote(plan.table) + ".";
-		sql.append(" ORDER BY ")
-			.append(qualifier)
-			.append(String.join(", " + qualifier, keys))
-			.append(" LIMIT ")
-			.append(limit);
-		sql.append(") TO STDOUT (FORMAT ").append(binary ? "binary" : "text").append(")");
-		return sql.toString();
-	}
-
-	/**
-	 * Quotes a key's text as a string literal; with standard conforming strings only the
-	 * quote needs doubling.
-	 */
-	static String literal(String value) {
-		if (value.indexOf('\0') >= 0) {
-			throw new IllegalArgumentException("A key's text holds NUL");
-		}
-		return "'" + value.replace("'", "''") + "'";
 	}
 
 	private BackfillChunk copy(Connection connection, BackfillTable table, String sql, boolean binary,

@@ -8,7 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * How far one part of a snapshot or backfill got in the sink: written by a checkpoint
  * store in the same sink transaction as the rows of the chunk it ends, so that the rows
- * and the mark commit together or not at all.
+ * and the mark commit together or not at all. Its {@link #toString()} leaves the key out:
+ * a key is a row value, and no row value reaches a log or an exception message.
  *
  * @param backfillId the backfill's id (for a resumable initial snapshot, its id beginning
  * with {@code snapshot-})
@@ -22,6 +23,13 @@ public record ChunkMark(String backfillId, int ordinal, @Nullable List<String> a
 	public ChunkMark {
 		Objects.requireNonNull(backfillId, "backfillId");
 		afterKey = (afterKey != null) ? List.copyOf(afterKey) : null;
+	}
+
+	@Override
+	public String toString() {
+		return "ChunkMark[backfillId=" + this.backfillId + ", ordinal=" + this.ordinal + ", afterKey="
+				+ ((this.afterKey != null) ? "(" + this.afterKey.size() + " key columns)" : "null") + ", done="
+				+ this.done + "]";
 	}
 
 }

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.backfill;
 
 import java.sql.Array;
 import java.sql.Connection;
@@ -144,7 +144,7 @@ final class BackfillStore {
 		}
 	}
 
-	void insert(Connection connection, Backfill backfill) throws SQLException {
+	void insert(Connection connection, BackfillJob backfill) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + this.quoted
 				+ " (slot_name, backfill_id, ordinal, table_schema, table_name) VALUES (?, ?, ?, ?, ?)")) {
 			for (int i = 0; i < backfill.tables().size(); i++) {

@@ -57,10 +57,8 @@ class AwaitDeliveredIntegrationTests {
 		try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
 			await().atMost(WAIT).until(() -> consumer.state() == ConsumerState.RUNNING);
 			// The first write waits for the stream's first delivery after start, which
-			// took
-			// over 20 s once on a loaded CI machine (PostgreSQL 10): it is logged, and
-			// the
-			// fence is measured from the second write on.
+			// took over 20 s once on a loaded CI machine (PostgreSQL 10): it is logged,
+			// and the fence is measured from the second write on.
 			statement.execute("INSERT INTO fenced VALUES (0)");
 			long started = System.nanoTime();
 			assertThat(consumer.awaitDelivered(insertLsn(statement), Duration.ofSeconds(120))).isTrue();
@@ -80,9 +78,9 @@ class AwaitDeliveredIntegrationTests {
 			for (int id = 1; id <= 5; id++) {
 				statement.execute("INSERT INTO unread VALUES (" + id + ")");
 			}
-			long start = System.nanoTime();
+			// Nothing of these reaches the handler: the fence is passed by the stream's
+			// position (a timeout would return false).
 			assertThat(consumer.awaitDelivered(insertLsn(statement), WAIT)).isTrue();
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
 
 			CountDownLatch release = gate.hold(1000);
 			statement.execute("INSERT INTO fenced VALUES (1000)");

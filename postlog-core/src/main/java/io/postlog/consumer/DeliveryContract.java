@@ -13,6 +13,7 @@ import io.postlog.consumer.backfill.SnapshotChunkRecord;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.ConsumerThreads;
 import io.postlog.consumer.delivery.HandOff;
+import io.postlog.consumer.delivery.Heartbeats;
 import io.postlog.consumer.delivery.Lanes;
 import io.postlog.consumer.delivery.StopSignal;
 import io.postlog.consumer.spill.SpillLimitExceededException;

@@ -15,6 +15,7 @@ import io.postlog.Transaction;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.ConsumerThreads;
 import io.postlog.consumer.delivery.Event;
+import io.postlog.consumer.delivery.Heartbeats;
 import io.postlog.consumer.delivery.Recipient;
 import io.postlog.consumer.delivery.StopSignal;
 import io.postlog.consumer.delivery.Target;

@@ -181,6 +181,16 @@ public final class BackfillReader {
 				done = true;
 				return chunk;
 			}
+			catch (Error error) {
+				// Out of memory (or another error) inside the COPY: the connection is
+				// still
+				// in it, so a rollback would wait on it for ever, and nothing in this JVM
+				// can be trusted to retry. The error ends the backfill's thread, which
+				// fails
+				// the consumer at once; its stop closes the connection.
+				done = true;
+				throw error;
+			}
 			finally {
 				if (!done) {
 					rollback(connection);

@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.List;
 
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
@@ -27,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * first step shows. Before snapshot and backfill rows were decoded from slices of the
  * COPY message, the text snapshot failed at {@value #HEAP}. Binary values (about 2 ×
  * {@value #SIZE} bytes on the wire) go through another reader, which passes at the same
- * heap.
+ * heap. Below the row's need ({@value #HEAP_FAR_TOO_SMALL}) the snapshot and the backfill
+ * fail the consumer with the {@link OutOfMemoryError}, never retrying it.
  */
 @PostgresTest
 class LargeRowHeapIntegrationTests {
@@ -38,6 +40,8 @@ class LargeRowHeapIntegrationTests {
 
 	private static final String HEAP_TOO_SMALL = "100m";
 
+	private static final String HEAP_FAR_TOO_SMALL = "60m";
+
 	@Test
 	void aTextRowPassesTheSnapshotAndABackfillInTheHeapTheStreamNeeds(PostgresDatabase database) throws Exception {
 		create(database, "large_text");
@@ -47,6 +51,14 @@ class LargeRowHeapIntegrationTests {
 		assertPassed(run(database, "large_text", "stream", false, HEAP), "INSERT");
 		assertPassed(run(database, "large_text", "snapshot", false, HEAP), "SNAPSHOT");
 		assertPassed(run(database, "large_text", "backfill", false, HEAP), "SNAPSHOT");
+		// Below the row's need an OutOfMemoryError fails the consumer at once, on the
+		// snapshot's and on the backfill's thread alike (the backfill's once waited for
+		// ever on the connection its COPY still held).
+		for (String mode : List.of("snapshot", "backfill")) {
+			assertThat(run(database, "large_text", mode, false, HEAP_FAR_TOO_SMALL)).as("the %s, below its heap", mode)
+				.contains("state FAILED")
+				.contains("java.lang.OutOfMemoryError");
+		}
 	}
 
 	@Test

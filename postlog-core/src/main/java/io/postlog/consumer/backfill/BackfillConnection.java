@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 final class BackfillConnection {
 
 	/** The category it logged under as part of the runner, kept for users. */
-	private static final Logger logger = LoggerFactory.getLogger(BackfillRunner.class);
+	private static final Logger logger = LoggerFactory.getLogger("io.postlog.consumer.backfill.BackfillRunner");
 
 	/** The consumer hosting the runner. */
 	private final BackfillHost config;

@@ -176,6 +176,14 @@ public final class BackfillJob {
 		return this.cancelRequested;
 	}
 
+	/**
+	 * Whether it counts against the queue: pending or running, its cancel not asked for.
+	 */
+	boolean unfinished() {
+		State current = this.state;
+		return !this.cancelRequested && (current == State.PENDING || current == State.RUNNING);
+	}
+
 	synchronized void progressed(int table, long rows, long estimated, boolean done) {
 		this.rowsDone[table] = rows;
 		this.rowsEstimated[table] = estimated;

@@ -54,7 +54,6 @@ public final class BackfillRunner implements Runnable {
 
 	private static final Duration PROGRESS_LOG_INTERVAL = Duration.ofSeconds(5);
 
-	/** The consumer hosting the runner. */
 	private final BackfillHost config;
 
 	private final BackfillSettings settings;
@@ -90,15 +89,8 @@ public final class BackfillRunner implements Runnable {
 	private long lastLog;
 
 	/**
-	 * Creates the runner of a consumer's backfills.
-	 * @param config the consumer hosting it
-	 * @param settings how it backfills
-	 * @param window the window in front of the consumer's dispatcher
-	 * @param ackWindow the consumer's acknowledgement window
-	 * @param decoders decode the rows read
-	 * @param serverVersion the server's version number
-	 * @param binary whether rows are read in binary
-	 * @param snapshotResumes whether an initial snapshot resumes its own backfill
+	 * Creates the runner of a consumer's backfills: chunks are read in binary when
+	 * {@code binary}; see {@link #snapshotResumes}.
 	 */
 	public BackfillRunner(BackfillHost config, BackfillSettings settings, BackfillWindow window, AckWindow ackWindow,
 			ValueDecoders decoders, int serverVersion, boolean binary, boolean snapshotResumes) {
@@ -121,17 +113,11 @@ public final class BackfillRunner implements Runnable {
 	 * {@link BackfillSettings#maxQueued} unfinished backfills (one whose cancel was asked
 	 * for no longer counts). Requests are submitted one at a time, so two cannot both
 	 * take the last place.
-	 * @param tables the tables
-	 * @return the backfill, or {@code null} if the queue is full (the consumer refuses
-	 * the request)
+	 * @return the backfill, or {@code null} if the queue is full (the consumer refuses)
 	 * @see #submit
 	 */
 	public synchronized @Nullable BackfillJob request(Collection<TableId> tables) {
-		long unfinished = this.backfills.values()
-			.stream()
-			.filter((backfill) -> !backfill.cancelRequested()
-					&& (backfill.state() == BackfillJob.State.PENDING || backfill.state() == BackfillJob.State.RUNNING))
-			.count();
+		long unfinished = this.backfills.values().stream().filter(BackfillJob::unfinished).count();
 		if (unfinished >= this.settings.maxQueued()) {
 			return null;
 		}
@@ -141,7 +127,6 @@ public final class BackfillRunner implements Runnable {
 	/**
 	 * Checks the tables (each must exist, be published and have a key) and records a new
 	 * backfill of them, which runs once those before it are done.
-	 * @param tables the tables
 	 * @return the backfill
 	 * @throws io.postlog.snapshot.KeylessTableException if a table has no key
 	 * @throws BackfillRefusedException if a table cannot be backfilled otherwise
@@ -164,7 +149,7 @@ public final class BackfillRunner implements Runnable {
 			}
 			this.store.create(planning);
 			this.watermarks.prepare(planning, this.config.publicationName());
-			this.store.insert(planning, backfill);
+			this.store.insert(planning, backfill.id(), backfill.tables());
 			// From here on no update of these tables may reach a subscription unmerged.
 			planned.forEach((table) -> this.window.activate(table, this.reader));
 		}
@@ -178,10 +163,7 @@ public final class BackfillRunner implements Runnable {
 		return backfill;
 	}
 
-	/**
-	 * Returns the backfills this runner ran or runs, including those it resumed.
-	 * @return a copy of them
-	 */
+	/** Returns the backfills this runner ran or runs, including those it resumed. */
 	public List<BackfillJob> backfills() {
 		return List.copyOf(this.backfills.values());
 	}

@@ -144,13 +144,13 @@ final class BackfillStore {
 		}
 	}
 
-	void insert(Connection connection, BackfillJob backfill) throws SQLException {
+	void insert(Connection connection, String backfillId, List<TableId> tables) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + this.quoted
 				+ " (slot_name, backfill_id, ordinal, table_schema, table_name) VALUES (?, ?, ?, ?, ?)")) {
-			for (int i = 0; i < backfill.tables().size(); i++) {
-				TableId table = backfill.tables().get(i);
+			for (int i = 0; i < tables.size(); i++) {
+				TableId table = tables.get(i);
 				statement.setString(1, this.slotName);
-				statement.setString(2, backfill.id());
+				statement.setString(2, backfillId);
 				statement.setInt(3, i);
 				statement.setString(4, table.schema());
 				statement.setString(5, table.name());

@@ -167,6 +167,9 @@ final class DeliverySession {
 				routing, plugin);
 		if (this.schemas != null) {
 			assembler.trackingSchemas(this.schemas);
+			if (this.backfills != null) {
+				assembler.trackingBackfillShapes(this.backfills::readShapes);
+			}
 		}
 		StreamingOptions streaming = this.config.streaming();
 		if (streaming == null) {

@@ -3,6 +3,7 @@ package io.postlog.consumer;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
@@ -19,6 +20,7 @@ import io.postlog.pgoutput.RowDecoder;
 import io.postlog.pgoutput.TupleData;
 import io.postlog.schema.DdlEvents;
 import io.postlog.schema.SchemaTracker;
+import io.postlog.snapshot.BackfillTable;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -45,6 +47,12 @@ final class PgOutputAssembler implements MessageAssembler {
 	private @Nullable SchemaTracker schemas;
 
 	private int schemaChanges;
+
+	/**
+	 * The shapes of the backfill chunks whose high watermark an event is, when backfills
+	 * are on and shapes are tracked, else null.
+	 */
+	private @Nullable Function<Event, List<BackfillTable.ReadShape>> backfillShapes;
 
 	private PgOutputMessage.@Nullable Begin open;
 
@@ -172,11 +180,11 @@ final class PgOutputAssembler implements MessageAssembler {
 		if (message instanceof PgOutputMessage.Message logical) {
 			if (logical.transactional()) {
 				PgOutputMessage.Begin begin = requireOpen("transactional Message");
-				if (this.schemas != null && DdlEvents.PREFIX.equals(logical.prefix())) {
+				if (this.schemas != null && this.schemas.ddlEvents() && DdlEvents.PREFIX.equals(logical.prefix())) {
 					return schemaChanges(this.schemas.ddl(logical.content(), begin.finalLsn()), bytes);
 				}
 			}
-			return List.of(new Event.MessageArrived(
+			return backfillShapes(new Event.MessageArrived(
 					new LogicalMessage(logical.prefix(), logical.content(), logical.transactional(), logical.lsn()),
 					bytes));
 		}
@@ -194,6 +202,43 @@ final class PgOutputAssembler implements MessageAssembler {
 	PgOutputAssembler trackingSchemas(SchemaTracker schemas) {
 		this.schemas = schemas;
 		return this;
+	}
+
+	/**
+	 * Has the shape each backfill chunk was read in compared with the table's last known
+	 * shape at the chunk's high watermark, so that a shape the stream did not show yet is
+	 * announced in the watermark's transaction, before the chunk's rows (which follow its
+	 * commit). Only with {@link #trackingSchemas}.
+	 * @param shapes the shapes of the chunks whose high watermark an event is
+	 * @return this assembler
+	 */
+	PgOutputAssembler trackingBackfillShapes(Function<Event, List<BackfillTable.ReadShape>> shapes) {
+		this.backfillShapes = shapes;
+		return this;
+	}
+
+	/**
+	 * Puts the schema changes of the shapes backfill chunks were read in before the event
+	 * that is their high watermark.
+	 */
+	private List<Event> backfillShapes(Event event) {
+		Function<Event, List<BackfillTable.ReadShape>> shapes = this.backfillShapes;
+		SchemaTracker tracker = this.schemas;
+		PgOutputMessage.Begin begin = this.open;
+		if (shapes == null || tracker == null || begin == null) {
+			return List.of(event);
+		}
+		List<BackfillTable.ReadShape> read = shapes.apply(event);
+		if (read.isEmpty()) {
+			return List.of(event);
+		}
+		List<SchemaChange> changes = new ArrayList<>();
+		for (BackfillTable.ReadShape shape : read) {
+			changes.addAll(tracker.backfillRead(shape.relation(), shape.plannedAt(), begin.finalLsn()));
+		}
+		List<Event> events = new ArrayList<>(schemaChanges(changes, 0));
+		events.add(event);
+		return events;
 	}
 
 	private List<Event> schemaChanges(SchemaTracker schemas, PgOutputMessage.Relation relation, int bytes) {
@@ -230,7 +275,7 @@ final class PgOutputAssembler implements MessageAssembler {
 		int changeIndex = this.index++;
 		Change change = new Change(operation, table, before, after, begin.xid(), begin.finalLsn(), begin.commitTime(),
 				changeIndex, this.idPrefix + changeIndex);
-		return List.of(new Event.ChangeArrived(change, route, previousRoute, bytes));
+		return backfillShapes(new Event.ChangeArrived(change, route, previousRoute, bytes));
 	}
 
 	private PgOutputMessage.Begin requireOpen(String what) {

@@ -135,6 +135,41 @@ public final class SchemaTracker {
 	}
 
 	/**
+	 * Takes the shape a backfill read a table in, at its chunk's high watermark, so that
+	 * a shape the stream has not shown yet is announced before the chunk's rows, in the
+	 * watermark's transaction. A Relation message that later announces the same shape
+	 * then changes nothing. The shape is taken only when it is at least as new as the one
+	 * the stream last showed: that one was learnt in a transaction committed before the
+	 * backfill read the catalog (else the stream is ahead of the backfill, and its shape
+	 * stays). With DDL events nothing is taken: the DDL's own message, committed before
+	 * the backfill read the catalog, came first.
+	 * @param relation the shape read, as a Relation message would announce it
+	 * @param plannedAt the WAL insert position read after the catalog was read
+	 * @param commitLsn the commit LSN of the high watermark's transaction
+	 * @return the schema changes it reveals, in order; empty when the shape is the same,
+	 * the table was not seen before, or the stream is ahead
+	 */
+	public List<SchemaChange> backfillRead(PgOutputMessage.Relation relation, Lsn plannedAt, Lsn commitLsn) {
+		if (this.ddlEvents) {
+			return List.of();
+		}
+		Learnt last = last(relation.relationId());
+		if (last != null && last.lsn() != null && !last.lsn().isBefore(plannedAt)) {
+			return List.of();
+		}
+		return relation(relation, commitLsn);
+	}
+
+	/**
+	 * Returns whether the messages of postlog's event triggers are the source of shapes
+	 * ({@link #withDdlEvents()}): else they are ordinary logical messages.
+	 * @return {@code true} with DDL events
+	 */
+	public boolean ddlEvents() {
+		return this.ddlEvents;
+	}
+
+	/**
 	 * Makes the messages of postlog's event triggers ({@link DdlEvents}) the source of
 	 * the shapes: each gives the shape at the DDL's commit, by attribute number, so every
 	 * step is exact; Relation messages then no longer take nullability from the catalog,

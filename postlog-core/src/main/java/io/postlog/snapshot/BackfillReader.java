@@ -7,12 +7,16 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
+import io.postlog.Lsn;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
+import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.types.ValueDecodingException;
 import io.postlog.types.ValueDecoders;
 import org.jspecify.annotations.Nullable;
@@ -108,7 +112,42 @@ public final class BackfillReader {
 						+ " is not published (outside the publication's column list)");
 			}
 		}
-		return new BackfillTable(plan, positions, keyTypes, identity == 'd' || identity == 'i');
+		return new BackfillTable(plan, positions, keyTypes, identity == 'd' || identity == 'i',
+				readShape(connection, plan, identity, keyNames));
+	}
+
+	/**
+	 * Reads the type modifiers of the planned columns and the WAL insert position after
+	 * them, in one statement; {@code null} when the catalog no longer has a planned
+	 * column with its type (a DDL ran while the table was planned).
+	 */
+	private static BackfillTable.@Nullable ReadShape readShape(Connection connection, TablePlan plan, char identity,
+			List<String> keyNames) throws SQLException {
+		Map<String, int[]> attributes = new HashMap<>();
+		Lsn plannedAt = null;
+		try (PreparedStatement statement = connection.prepareStatement("SELECT pg_catalog.pg_current_wal_lsn()::text,"
+				+ " a.attname, a.atttypid, a.atttypmod FROM pg_catalog.pg_attribute a"
+				+ " WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped")) {
+			statement.setLong(1, plan.oid);
+			try (ResultSet row = statement.executeQuery()) {
+				while (row.next()) {
+					plannedAt = Lsn.parse(row.getString(1));
+					attributes.put(row.getString(2), new int[] { (int) row.getLong(3), row.getInt(4) });
+				}
+			}
+		}
+		List<PgOutputMessage.Column> columns = new ArrayList<>(plan.columnNames.size());
+		for (int i = 0; i < plan.columnNames.size(); i++) {
+			String name = plan.columnNames.get(i);
+			int[] attribute = attributes.get(name);
+			if (attribute == null || attribute[0] != plan.typeOids[i]) {
+				return null;
+			}
+			boolean key = identity == 'f' || (identity != 'n' && keyNames.contains(name));
+			columns.add(new PgOutputMessage.Column(key ? 1 : 0, name, plan.typeOids[i], attribute[1]));
+		}
+		return (plannedAt != null) ? new BackfillTable.ReadShape(new PgOutputMessage.Relation(null, (int) plan.oid,
+				plan.table.schema(), plan.table.name(), identity, columns), plannedAt) : null;
 	}
 
 	/**

@@ -6,9 +6,11 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 
+import io.postlog.Lsn;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.UnchangedToast;
+import io.postlog.pgoutput.PgOutputMessage;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,8 +35,12 @@ public final class BackfillTable {
 
 	final boolean routesByKey;
 
-	BackfillTable(TablePlan plan, int[] keyPositions, List<String> keyTypes, boolean routesByKey) {
+	final @Nullable ReadShape readShape;
+
+	BackfillTable(TablePlan plan, int[] keyPositions, List<String> keyTypes, boolean routesByKey,
+			@Nullable ReadShape readShape) {
 		this.plan = plan;
+		this.readShape = readShape;
 		this.keyPositions = keyPositions.clone();
 		this.hashPositions = keyPositions.clone();
 		Arrays.sort(this.hashPositions);
@@ -68,6 +74,15 @@ public final class BackfillTable {
 			names.add(this.plan.columnNames.get(position));
 		}
 		return Collections.unmodifiableList(names);
+	}
+
+	/**
+	 * Returns the shape every chunk of this table is read in (the columns read are fixed
+	 * when the table is planned).
+	 * @return the shape, or {@code null} when the catalog changed while it was planned
+	 */
+	public @Nullable ReadShape readShape() {
+		return this.readShape;
 	}
 
 	/**
@@ -111,6 +126,19 @@ public final class BackfillTable {
 	@Override
 	public String toString() {
 		return "BackfillTable[" + this.plan.table + ", key " + keyColumns() + "]";
+	}
+
+	/**
+	 * The shape a backfill reads a table in, as pgoutput would announce it: the published
+	 * columns read, with their type OIDs and modifiers, and the replica identity key
+	 * flags ({@code REPLICA IDENTITY FULL}: every column; {@code NOTHING}: none).
+	 *
+	 * @param relation the shape as a Relation message (its {@code xid} {@code null})
+	 * @param plannedAt the server's WAL insert position read after the catalog: every
+	 * transaction committed before the catalog was read has a commit LSN before it
+	 */
+	public record ReadShape(PgOutputMessage.Relation relation, Lsn plannedAt) {
+
 	}
 
 }

@@ -34,6 +34,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * {@link ConsumerCrashIntegrationTests}' check, once per plugin decoder on the plugin
@@ -91,9 +92,19 @@ class PluginConsumerCrashIntegrationTests {
 			for (int generation = 0; generation < KILLS; generation++) {
 				try (ChildJvm child = startChild(directory, slot, table, decoder, generation)) {
 					if (generation % 2 == 1) {
+						// Killed while it delivers: after its first delivered change, at
+						// a
+						// random point (a fixed time after start fell before any delivery
+						// on a loaded machine, and no kill interrupted one).
 						child.awaitOutput("started", Duration.ofSeconds(60));
+						Path delivered = directory.resolve("delivered-" + generation + ".txt");
+						await().atMost(Duration.ofSeconds(60)).until(() -> !completedLines(delivered).isEmpty());
+						Thread.sleep(KillLoop.between(random, 0, 1000).toMillis());
 					}
-					Thread.sleep(KillLoop.between(random, 200, 3000).toMillis());
+					else {
+						// Killed at a random point of its start or its first deliveries.
+						Thread.sleep(KillLoop.between(random, 200, 3000).toMillis());
+					}
 					child.kill();
 				}
 				probe.awaitInactive(Duration.ofSeconds(30));

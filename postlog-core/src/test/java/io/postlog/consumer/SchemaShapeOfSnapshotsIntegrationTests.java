@@ -22,16 +22,17 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
  * Snapshots and backfills read a table in the shape it has when they read it: a backfill
  * after columns were added, dropped and renamed while the consumer ran delivers its rows
- * in the new shape, after the schema changes that announce it (with DDL events right
- * after the DDL; with Relation messages once a row was streamed in the new shape, which
- * is when that source learns of it); a fresh initial snapshot of a table whose shape
- * changed before the consumer started delivers the shape it reads and no schema change
- * (tracking starts at the stream's first shape of the table).
+ * in the new shape, after the schema changes that announce it, once (with DDL events
+ * right after the DDL; with Relation messages with the first row streamed in the new
+ * shape or, when none was, at the first chunk's high watermark); a fresh initial snapshot
+ * of a table whose shape changed before the consumer started delivers the shape it reads
+ * and no schema change (tracking starts at the stream's first shape of the table).
  */
 @Tag("matrix")
 @PostgresTest
@@ -110,6 +111,57 @@ class SchemaShapeOfSnapshotsIntegrationTests {
 			.singleElement()
 			.satisfies((row) -> assertThat(row.after().asMap()).containsEntry("a2", "a1").containsEntry("c", "c"));
 		assertThat(seen).filteredOn(SchemaChange.class::isInstance).as("no schema change beyond the three").hasSize(3);
+	}
+
+	/**
+	 * With Relation messages and no row written between the DDL and the backfill, the
+	 * stream has not shown the new shape when the backfill's first chunk reaches its high
+	 * watermark: the shape the chunk was read in is announced there, in the watermark's
+	 * transaction, before the chunk's rows, and the Relation message of the next streamed
+	 * row announces nothing again.
+	 */
+	@Test
+	void aBackfillRightAfterDdlAnnouncesTheNewShapeBeforeItsRowsOnce(PostgresDatabase database) {
+		String table = "shape_first";
+		database.execute("CREATE TABLE " + table + " (id int PRIMARY KEY, a text, b text)",
+				"INSERT INTO " + table + " SELECT g, 'a' || g, 'b' || g FROM generate_series(1, 25) g");
+		List<Object> seen = new CopyOnWriteArrayList<>();
+		ReplicationConsumer consumer = start(builder(database, table, false, seen).backfills(10));
+		database.execute("INSERT INTO " + table + " VALUES (100, 'a', 'b')");
+		await().atMost(Duration.ofSeconds(60)).until(() -> changes(seen).size() == 1);
+		database.execute("ALTER TABLE " + table + " ADD COLUMN c text DEFAULT 'c'",
+				"ALTER TABLE " + table + " DROP COLUMN b", "ALTER TABLE " + table + " RENAME COLUMN a TO a2");
+		Backfill backfill = consumer.backfill(List.of(new TableId("public", table)));
+		await().atMost(Duration.ofSeconds(90)).until(() -> backfill.state() == Backfill.State.COMPLETED);
+		await().atMost(Duration.ofSeconds(60)).until(() -> snapshotRows(seen).size() == 26);
+		database.execute("INSERT INTO " + table + " VALUES (101, 'a', 'c')");
+		await().atMost(Duration.ofSeconds(60)).until(() -> changes(seen).size() == 28);
+
+		Change firstRow = snapshotRows(seen).get(0);
+		List<SchemaChange> announced = new ArrayList<>();
+		seen.subList(0, seen.indexOf(firstRow)).forEach((event) -> {
+			if (event instanceof SchemaChange change) {
+				announced.add(change);
+			}
+		});
+		assertThat(announced).extracting(SchemaChange::kind)
+			.as("the schema changes before the first backfilled row")
+			.containsExactly(Kind.DROP_COLUMN, Kind.RENAME_COLUMN, Kind.ADD_COLUMN);
+		assertThat(announced).extracting(SchemaChange::commitLsn)
+			.as("in the high watermark's transaction, whose commit the chunk's rows carry")
+			.containsOnly(firstRow.commitLsn());
+		assertThat(names(announced.get(0).before())).isEqualTo(List.of("id", "a", "b"));
+		assertThat(announced.get(2).after().columns()).extracting(TableSchema.Column::name, TableSchema.Column::key)
+			.containsExactly(tuple("id", true), tuple("a2", false), tuple("c", false));
+		assertThat(snapshotRows(seen))
+			.allSatisfy((row) -> assertThat(List.copyOf(row.after().asMap().keySet())).as("backfilled row")
+				.isEqualTo(NEW_SHAPE));
+		Change streamed = changes(seen).get(27);
+		assertThat(streamed.after().get("id")).isEqualTo(101);
+		assertThat(List.copyOf(streamed.after().asMap().keySet())).isEqualTo(NEW_SHAPE);
+		assertThat(seen).filteredOn(SchemaChange.class::isInstance)
+			.as("announced once: not again with the streamed row's Relation message")
+			.hasSize(3);
 	}
 
 	@Test

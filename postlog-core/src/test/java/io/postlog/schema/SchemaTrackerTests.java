@@ -177,6 +177,35 @@ class SchemaTrackerTests {
 	}
 
 	/** A message of postlog's event triggers for table public.t, columns of type text. */
+	@Test
+	void aBackfillReadInAShapeTheStreamDidNotShowYetAnnouncesItOnce() {
+		SchemaTracker tracker = new SchemaTracker(null);
+		tracker.relation(relation("t", key("id"), text("a")), FIRST);
+		// The backfill read the catalog after the shape's transaction: its shape is
+		// newer.
+		assertThat(kinds(tracker.backfillRead(relation("t", key("id"), text("a"), text("b")), SECOND, THIRD)))
+			.containsExactly(Kind.ADD_COLUMN);
+		assertThat(tracker.backfillRead(relation("t", key("id"), text("a"), text("b")), SECOND, FOURTH)).isEmpty();
+		assertThat(tracker.relation(relation("t", key("id"), text("a"), text("b")), FOURTH)).isEmpty();
+	}
+
+	@Test
+	void aBackfillReadBeforeTheStreamShowedItsShapeLeavesTheStreamsShape() {
+		SchemaTracker tracker = new SchemaTracker(null);
+		tracker.relation(relation("t", key("id"), text("a")), FIRST);
+		tracker.relation(relation("t", key("id"), text("a"), text("b")), THIRD);
+		// Planned before the transaction at THIRD: the stream is ahead of the backfill.
+		assertThat(tracker.backfillRead(relation("t", key("id"), text("a")), SECOND, FOURTH)).isEmpty();
+		assertThat(tracker.relation(relation("t", key("id"), text("a"), text("b")), FOURTH)).isEmpty();
+	}
+
+	@Test
+	void withDdlEventsABackfillReadAnnouncesNothing() {
+		SchemaTracker tracker = new SchemaTracker(null).withDdlEvents();
+		tracker.relation(relation("t", key("id"), text("a")), FIRST);
+		assertThat(tracker.backfillRead(relation("t", key("id"), text("a"), text("b")), SECOND, THIRD)).isEmpty();
+	}
+
 	private static byte[] ddl(String tag, String... columns) {
 		StringBuilder content = new StringBuilder();
 		field(content, tag);

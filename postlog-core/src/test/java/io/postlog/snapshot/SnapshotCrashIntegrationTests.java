@@ -68,7 +68,7 @@ class SnapshotCrashIntegrationTests {
 					if (kill == KILLS / 2 + 1) {
 						// From here on the slot is handed over and the kills hit the
 						// stream.
-						child.awaitOutput("handed-over", Duration.ofMinutes(2));
+						child.awaitOutput("handed-over", Duration.ofMinutes(5));
 					}
 					child.killAfter(KillLoop.between(random, 500, 5000));
 					String output = child.output();
@@ -86,7 +86,7 @@ class SnapshotCrashIntegrationTests {
 		}
 		String lastOutput;
 		try (ChildJvm last = start(database, directory.resolve("child-final.log"))) {
-			last.awaitOutput("handed-over", Duration.ofMinutes(2));
+			last.awaitOutput("handed-over", Duration.ofMinutes(5));
 			database.execute("INSERT INTO crash_source VALUES (" + SnapshotCrashChild.SENTINEL + ", 0, 'last')");
 			assertThat(last.awaitExit(Duration.ofMinutes(4))).as("last child: %s", last.describe()).isZero();
 			lastOutput = last.output();

@@ -158,6 +158,39 @@ public final class BackfillWindow {
 		return chunk;
 	}
 
+	/**
+	 * Returns the shapes the chunks whose high watermark an event is were read in: the
+	 * reader thread asks, as it assembles the event, so that a schema change they reveal
+	 * precedes the chunks' rows. Thread-safe.
+	 * @param event an event of an open transaction
+	 * @return the shapes, empty for any other event
+	 */
+	List<BackfillTable.ReadShape> readShapes(Event event) {
+		OpenChunk[] chunks = this.open;
+		if (chunks.length == 0) {
+			return List.of();
+		}
+		String token = null;
+		if (event instanceof Event.MessageArrived arrived && arrived.message().transactional()) {
+			token = Watermarks.token(arrived.message());
+		}
+		else if (event instanceof Event.ChangeArrived arrived && this.watermarks != null
+				&& this.watermarks.isWatermark(arrived.change())) {
+			token = this.watermarks.token(arrived.change());
+		}
+		if (token == null) {
+			return List.of();
+		}
+		List<BackfillTable.ReadShape> shapes = new ArrayList<>(1);
+		for (OpenChunk chunk : chunks) {
+			BackfillTable.ReadShape shape = chunk.table.readShape();
+			if (shape != null && token.equals(chunk.high())) {
+				shapes.add(shape);
+			}
+		}
+		return shapes;
+	}
+
 	/** Forgets a chunk announced. Thread-safe. */
 	synchronized void close(OpenChunk chunk) {
 		List<OpenChunk> chunks = new ArrayList<>(Arrays.asList(this.open));

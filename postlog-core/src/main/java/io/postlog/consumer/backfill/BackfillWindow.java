@@ -165,7 +165,7 @@ public final class BackfillWindow {
 	 * @param event an event of an open transaction
 	 * @return the shapes, empty for any other event
 	 */
-	List<BackfillTable.ReadShape> readShapes(Event event) {
+	public List<BackfillTable.ReadShape> readShapes(Event event) {
 		OpenChunk[] chunks = this.open;
 		if (chunks.length == 0) {
 			return List.of();

@@ -1,6 +1,9 @@
 package io.postlog.consumer;
 
+import java.util.Map;
+
 import io.postlog.Lsn;
+import io.postlog.consumer.checkpoint.ChunkMark;
 
 /**
  * Where a consumer keeps its progress besides the replication slot. By default (no store
@@ -21,7 +24,16 @@ import io.postlog.Lsn;
  * return when their work is done: subscriptions with a concurrency above 1 or
  * acknowledging ones are refused.
  * <p>
- * The consumer calls a store on its delivery thread only, one call at a time.
+ * Snapshots and backfills: a transactional store that {@link #recordsChunks() records
+ * chunks} gets the rows of each chunk of an initial snapshot or a backfill in a sink
+ * transaction of their own (streamed transactions delivered meanwhile may join it), and
+ * the chunk's {@link ChunkMark} is written in it ({@link #recordChunk}) just before it
+ * commits; after a crash, a chunk whose mark committed is not delivered again, and one
+ * whose mark did not commit is delivered again whole. A transactional store that does not
+ * record chunks is refused with snapshots and backfills.
+ * <p>
+ * The consumer calls a store on its delivery thread only, one call at a time, but for
+ * {@link #chunks} and {@link #forgetChunks}, which the backfill thread may call too.
  */
 public interface CheckpointStore {
 
@@ -56,5 +68,40 @@ public interface CheckpointStore {
 	 * already gone.
 	 */
 	void rollback();
+
+	/**
+	 * Returns whether the store marks snapshot and backfill chunks in its sink
+	 * transactions ({@link #recordChunk}), which snapshots and backfills need with a
+	 * transactional store.
+	 * @return {@code true} if it does
+	 */
+	default boolean recordsChunks() {
+		return false;
+	}
+
+	/**
+	 * Writes a chunk's mark inside the open sink transaction, which then commits with
+	 * {@link #commit(Lsn)}.
+	 * @param mark the mark
+	 */
+	default void recordChunk(ChunkMark mark) {
+		throw new UnsupportedOperationException(this + " does not record chunks");
+	}
+
+	/**
+	 * Reads the committed marks of a backfill, outside any sink transaction.
+	 * @param backfillId the backfill
+	 * @return its marks by part, empty when there are none
+	 */
+	default Map<Integer, ChunkMark> chunks(String backfillId) {
+		return Map.of();
+	}
+
+	/**
+	 * Deletes the marks of a backfill that ended, outside any sink transaction.
+	 * @param backfillId the backfill
+	 */
+	default void forgetChunks(String backfillId) {
+	}
 
 }

@@ -16,10 +16,13 @@ import io.postlog.consumer.backfill.BackfillSettings;
 import io.postlog.consumer.backfill.BackfillWindow;
 import io.postlog.consumer.backfill.Downstream;
 import io.postlog.consumer.backfill.SnapshotChunkRecord;
+import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.Event;
 import io.postlog.snapshot.BackfillReader;
 import io.postlog.types.ValueDecoders;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The consumer's backfills, made only when backfills are on: the window the backfill room
@@ -29,6 +32,9 @@ import io.postlog.types.ValueDecoders;
  * room's backfills to users as one {@link Backfill}. Thread-safe.
  */
 final class ConsumerBackfills implements BackfillHost {
+
+	/** Logs as the backfill runner does, whose work this finishes. */
+	private static final Logger logger = LoggerFactory.getLogger(BackfillRunner.class);
 
 	private final ConsumerConfig config;
 
@@ -157,6 +163,30 @@ final class ConsumerBackfills implements BackfillHost {
 		this.config.listener().backfillCompleted(shown(backfill));
 	}
 
+	@Override
+	public boolean effectOnce() {
+		return this.config.checkpointStore().transactional();
+	}
+
+	@Override
+	public Map<Integer, ChunkMark> chunkMarks(String backfillId) {
+		return effectOnce() ? this.config.checkpointStore().chunks(backfillId) : Map.of();
+	}
+
+	@Override
+	public void forgetChunkMarks(String backfillId) {
+		if (!effectOnce()) {
+			return;
+		}
+		try {
+			this.config.checkpointStore().forgetChunks(backfillId);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not delete the chunk marks of backfill {} of slot {} from {}: {}", backfillId,
+					this.config.slotName(), this.config.checkpointStore(), Failures.describe(ex));
+		}
+	}
+
 	/** The dispatcher, as the window hands events on to it. */
 	private record Dispatch(Dispatcher dispatcher) implements Downstream {
 
@@ -174,6 +204,11 @@ final class ConsumerBackfills implements BackfillHost {
 		public AckWindow.Entry snapshot(List<Event.ChangeArrived> rows, Lsn point, Instant time)
 				throws InterruptedException {
 			return this.dispatcher.snapshot(rows, point, time);
+		}
+
+		@Override
+		public void chunkDone(ChunkMark mark) {
+			this.dispatcher.chunkDone(mark);
 		}
 
 	}

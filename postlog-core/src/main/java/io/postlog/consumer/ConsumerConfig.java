@@ -170,7 +170,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 					+ "consumer creates slots, not EXISTING: use CREATE_IF_MISSING or OWNED, or fail on a lost slot");
 		}
 		if (snapshot != null) {
-			requireSnapshotSupported(slotLifecycle, admin, checkpointStore, walSafety);
+			requireSnapshotSupported(slotLifecycle, admin, checkpointStore, backfill != null, walSafety);
 			if (!(decoder instanceof PgOutputLogicalDecoder)) {
 				// The snapshot's slot is created, and its position handed over, for
 				// pgoutput.
@@ -178,9 +178,11 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 						+ decoder.plugin() + ": stream with pgoutput, or without an initial snapshot");
 			}
 		}
-		if (backfill != null && checkpointStore.transactional()) {
-			throw new ReplicationConsumerException("A backfill cannot be delivered inside the sink transactions of "
-					+ "a transactional checkpoint store yet: use the slot-only store with backfills");
+		if ((backfill != null || snapshot != null) && checkpointStore.transactional()
+				&& !checkpointStore.recordsChunks()) {
+			throw new ReplicationConsumerException("Snapshot and backfill chunks are delivered inside sink "
+					+ "transactions with their marks, which " + checkpointStore + " does not record (recordsChunks()): "
+					+ "use JdbcCheckpointStore, or the slot-only store with snapshots and backfills");
 		}
 		if (checkpointStore.transactional()) {
 			for (Subscription subscription : subscriptions) {
@@ -203,7 +205,7 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 	}
 
 	private static void requireSnapshotSupported(SlotLifecycle slotLifecycle, @Nullable AdminConnections admin,
-			CheckpointStore checkpointStore, WalSafety walSafety) {
+			CheckpointStore checkpointStore, boolean backfills, WalSafety walSafety) {
 		if (admin == null) {
 			throw new ReplicationConsumerException("An initial snapshot creates the slot and reads the tables, which "
 					+ "needs an admin connection: set adminDataSource or jdbcUrl");
@@ -213,10 +215,10 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 					+ "connection, and a temporary slot ends with it: use slot lifecycle OWNED (dropped on stop) or "
 					+ "CREATE_IF_MISSING");
 		}
-		if (checkpointStore.transactional()) {
-			throw new ReplicationConsumerException("An initial snapshot cannot be delivered inside the sink "
-					+ "transactions of a transactional checkpoint store yet: use the slot-only store with it, or no "
-					+ "initial snapshot");
+		if (checkpointStore.transactional() && !backfills) {
+			throw new ReplicationConsumerException("An initial snapshot delivered inside the sink transactions of a "
+					+ "transactional checkpoint store resumes after a crash through a backfill, chunk by chunk: turn "
+					+ "backfills on, or use the slot-only store with it");
 		}
 		if (walSafety.failover()) {
 			// From 12 the slot is a copy of the snapshot's temporary slot, and PostgreSQL

@@ -12,6 +12,7 @@ import io.postlog.Lsn;
 import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.Transaction;
+import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.ConsumerThreads;
 import io.postlog.consumer.delivery.Event;
@@ -82,6 +83,12 @@ final class Dispatcher {
 
 	private final List<AckWindow.Entry> sinkEntries = new ArrayList<>();
 
+	/**
+	 * Whether the open sink transaction holds rows of a snapshot or backfill chunk, which
+	 * commit only with the chunk's mark ({@link #chunkDone}).
+	 */
+	private boolean chunkOpen;
+
 	/** A table of postlog's own whose changes reach no subscription, or {@code null}. */
 	private @Nullable TableId ignored;
 
@@ -117,13 +124,10 @@ final class Dispatcher {
 	void sessionStarted() {
 		if (this.ledger != null) {
 			this.checkpoint = this.store.load();
+			this.sinkLastCommit = this.checkpoint;
 		}
 	}
 
-	/**
-	 * Commits an open sink transaction when nothing more is waiting to be delivered, so a
-	 * trickle is not held back.
-	 */
 	/**
 	 * Returns whether a sink transaction is open between source transactions, waiting for
 	 * more to join it or for {@link #idle()} to commit it.
@@ -133,8 +137,12 @@ final class Dispatcher {
 		return this.sinkOpen && this.open == null;
 	}
 
+	/**
+	 * Commits an open sink transaction when nothing more is waiting to be delivered, so a
+	 * trickle is not held back; never one inside a chunk.
+	 */
 	void idle() {
-		if (this.sinkOpen && this.open == null) {
+		if (this.sinkOpen && this.open == null && !this.chunkOpen) {
 			commitSink();
 		}
 	}
@@ -193,14 +201,18 @@ final class Dispatcher {
 			if (this.checkpointed) {
 				return;
 			}
-			if (!this.sinkOpen) {
-				this.store.begin();
-				this.sinkOpen = true;
-				this.sinkOpenedNanos = System.nanoTime();
-			}
+			openSink();
 		}
 		for (Target target : this.targets) {
 			target.begin();
+		}
+	}
+
+	private void openSink() {
+		if (!this.sinkOpen) {
+			this.store.begin();
+			this.sinkOpen = true;
+			this.sinkOpenedNanos = System.nanoTime();
 		}
 	}
 
@@ -295,7 +307,7 @@ final class Dispatcher {
 			this.config.listener().transactionDelivered(transaction, Duration.ofNanos(this.handlerNanos));
 		}
 		end();
-		if (this.sinkOpen && (this.sinkEntries.size() >= this.config.checkpointBatch()
+		if (this.sinkOpen && !this.chunkOpen && (this.sinkEntries.size() >= this.config.checkpointBatch()
 				|| System.nanoTime() - this.sinkOpenedNanos >= this.config.checkpointBatchDelay().toNanos())) {
 			commitSink();
 		}
@@ -317,7 +329,9 @@ final class Dispatcher {
 	 * transaction subscriptions the batch as one {@link Transaction} with xid 0 and the
 	 * consistent point as commit and end LSN. Snapshot rows hold no stream position, so
 	 * no subscription's progress skips or records them. Backfill chunks come the same
-	 * way, with their high watermark's commit as the point.
+	 * way, with their high watermark's commit as the point. With a transactional store
+	 * the rows go into the open sink transaction (opened if none is), which commits only
+	 * at the chunk's end ({@link #chunkDone}).
 	 * @param rows the rows, at most {@code maxTransactionChanges}
 	 * @param consistentPoint the snapshot's consistent point
 	 * @param snapshotTime when the snapshot was exported
@@ -332,12 +346,24 @@ final class Dispatcher {
 		if (this.open != null) {
 			throw new IllegalStateException("Snapshot rows cannot be delivered inside a transaction");
 		}
-		this.window.awaitBelow(this.config.maxUnacknowledged(), this.stop::overdue);
-		if (this.stop.overdue()) {
-			throw new StopSignal.StopRequested();
+		if (!this.chunkOpen) {
+			// Inside a chunk the window holds its batches until the chunk commits.
+			this.window.awaitBelow(this.config.maxUnacknowledged(), this.stop::overdue);
+			if (this.stop.overdue()) {
+				throw new StopSignal.StopRequested();
+			}
 		}
 		this.controls.atBoundary(consistentPoint, this.window);
+		if (this.ledger != null) {
+			openSink();
+			this.chunkOpen = true;
+		}
 		AckWindow.Entry entry = this.window.snapshot(consistentPoint);
+		if (this.chunkOpen) {
+			// Held until the chunk commits, forgotten if it rolls back.
+			this.window.hold(entry);
+			this.sinkEntries.add(entry);
+		}
 		List<Change> changes = this.buffering ? new ArrayList<>(rows.size()) : List.of();
 		for (Target target : this.targets) {
 			target.begin();
@@ -359,6 +385,38 @@ final class Dispatcher {
 		}
 		this.window.dispatched(entry, consistentPoint);
 		return entry;
+	}
+
+	/**
+	 * Ends a chunk of snapshot or backfill rows: with a transactional store, writes the
+	 * chunk's mark into the sink transaction that holds its rows (opened for the mark
+	 * alone if no row went) and commits it, so that the rows and the mark commit
+	 * together. Without one, does nothing.
+	 * @param mark the chunk's mark
+	 */
+	void chunkDone(ChunkMark mark) {
+		if (this.ledger == null) {
+			return;
+		}
+		openSink();
+		try {
+			this.store.recordChunk(mark);
+		}
+		catch (RuntimeException ex) {
+			rollbackSink();
+			throw ex;
+		}
+		this.chunkOpen = false;
+		commitSink();
+	}
+
+	/**
+	 * Rolls back a sink transaction left inside a chunk by a snapshot that ended early.
+	 */
+	void abandonChunk() {
+		if (this.chunkOpen) {
+			rollbackSink();
+		}
 	}
 
 	private void commitSink() {
@@ -388,6 +446,7 @@ final class Dispatcher {
 	 */
 	private void rollbackSink() {
 		this.sinkOpen = false;
+		this.chunkOpen = false;
 		try {
 			this.store.rollback();
 		}
@@ -425,7 +484,7 @@ final class Dispatcher {
 	 */
 	void sessionEnded(@Nullable Throwable cause) throws InterruptedException {
 		if (this.sinkOpen) {
-			if (this.open != null || cause instanceof FailureLedger.Redelivery) {
+			if (this.open != null || this.chunkOpen || cause instanceof FailureLedger.Redelivery) {
 				rollbackSink();
 			}
 			else {

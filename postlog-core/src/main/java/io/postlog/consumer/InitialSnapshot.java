@@ -16,6 +16,7 @@ import io.postlog.admin.PgErrors;
 import io.postlog.admin.ReplicationAdmin;
 import io.postlog.consumer.backfill.BackfillSettings;
 import io.postlog.consumer.backfill.SnapshotChunkRecord;
+import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.Event;
 import io.postlog.consumer.delivery.Lanes;
@@ -23,7 +24,9 @@ import io.postlog.consumer.delivery.StopSignal;
 import io.postlog.snapshot.ChunkRange;
 import io.postlog.snapshot.ExportedSnapshot;
 import io.postlog.snapshot.SnapshotHandOff;
+import io.postlog.snapshot.SnapshotOptions;
 import io.postlog.snapshot.SnapshotReader;
+import io.postlog.snapshot.SnapshotRefusedException;
 import io.postlog.snapshot.SnapshotResult;
 import io.postlog.snapshot.SnapshotSink;
 import io.postlog.types.ValueDecoders;
@@ -51,8 +54,11 @@ import org.slf4j.LoggerFactory;
  * record: the next start ({@link SnapshotHandOff.Action#RESUME}) streams from the
  * consistent point while the {@link BackfillRunner} reads those chunks between
  * watermarks, so rows deleted meanwhile arrive as {@code DELETE} and no listener has to
- * start its model over. Otherwise a failure or a stop before the hand-over leaves nothing
- * to stream from (PostgreSQL 12+) or a marker that says {@code started} (10, 11), so the
+ * start its model over. With a transactional {@link CheckpointStore} it is read on one
+ * connection, chunk after chunk, and each chunk's rows commit in one sink transaction
+ * with the chunk's mark ({@link Dispatcher#chunkDone}); a snapshot that could not resume
+ * is refused then. Otherwise a failure or a stop before the hand-over leaves nothing to
+ * stream from (PostgreSQL 12+) or a marker that says {@code started} (10, 11), so the
  * next attempt, in this process or another, snapshots again. Not thread-safe but for
  * {@link #cancel()} and {@link #progress()}.
  */
@@ -147,6 +153,12 @@ final class InitialSnapshot {
 	void run() throws InterruptedException {
 		String slot = this.config.slotName();
 		SnapshotChunkRecord record = resumable();
+		if (record == null && this.config.checkpointStore().transactional()) {
+			throw new SnapshotRefusedException("The initial snapshot of slot " + slot + " cannot be delivered "
+					+ "effect-once into the sink transactions of " + this.config.checkpointStore()
+					+ ": a crash could not resume it (a published table has no key or is partitioned, or backfills "
+					+ "are off); key the tables, or use the slot-only store with it");
+		}
 		Connection replication = connect();
 		try (SnapshotHandOff handOff = SnapshotHandOff.open(replication, slot, this.config.slotLifecycle(),
 				this.settings.markerTable(), record != null)) {
@@ -180,6 +192,9 @@ final class InitialSnapshot {
 					});
 				}
 				this.admin.apply("Handing slot " + slot + " over to its stream", handOff::complete);
+				if (chunks != null && this.config.checkpointStore().transactional()) {
+					forgetMarks(chunks.id());
+				}
 				this.window.baseline(snapshot.consistentPoint());
 				this.pending = false;
 				SnapshotProgress progress = new SnapshotProgress(snapshot.consistentPoint(), result.tables(), true);
@@ -309,7 +324,12 @@ final class InitialSnapshot {
 			snapshotReader.cancel();
 		}
 		Batches batches = new Batches(point, snapshot.createdAt(), chunks);
-		SnapshotResult result = snapshotReader.read(snapshot, tables, this.settings.options(), batches);
+		SnapshotOptions options = this.settings.options();
+		if (this.config.checkpointStore().transactional()) {
+			// One chunk at a time, so that each sink transaction holds one chunk's rows.
+			options = options.withParallelism(1);
+		}
+		SnapshotResult result = snapshotReader.read(snapshot, tables, options, batches);
 		batches.flush();
 		this.dispatcher.awaitLanes();
 		while (!this.window.awaitEmpty(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200))) {
@@ -347,6 +367,7 @@ final class InitialSnapshot {
 	 */
 	private void abandoned(Lsn point) {
 		this.consistentPoint = null;
+		this.dispatcher.abandonChunk();
 		try {
 			this.dispatcher.awaitLanes();
 		}
@@ -370,6 +391,17 @@ final class InitialSnapshot {
 					: (value instanceof byte[] binary) ? binary.length : 16;
 		}
 		return (int) Math.min(Integer.MAX_VALUE, bytes);
+	}
+
+	/** Deletes the chunk marks of a snapshot handed over: no backfill resumes it. */
+	private void forgetMarks(String id) {
+		try {
+			this.config.checkpointStore().forgetChunks(id);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not delete the chunk marks of slot {}'s snapshot from {}: {}", this.config.slotName(),
+					this.config.checkpointStore(), Failures.describe(ex));
+		}
 	}
 
 	private void notifyCompleted(SnapshotProgress progress) {
@@ -409,6 +441,10 @@ final class InitialSnapshot {
 		public void chunkDone(ChunkRange chunk) {
 			if (this.chunks != null) {
 				flush();
+				Integer ordinal = this.chunks.ordinal(chunk);
+				if (ordinal != null) {
+					InitialSnapshot.this.dispatcher.chunkDone(new ChunkMark(this.chunks.id(), ordinal, null, true));
+				}
 				this.chunks.dispatched(chunk, this.last);
 			}
 		}

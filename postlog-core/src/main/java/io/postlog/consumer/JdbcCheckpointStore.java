@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Map;
 import java.util.Objects;
 
 import javax.sql.DataSource;
@@ -13,6 +14,8 @@ import io.postlog.PostlogException;
 import io.postlog.admin.PgErrors;
 import io.postlog.consumer.checkpoint.CheckpointStoreException;
 import io.postlog.consumer.checkpoint.CheckpointTable;
+import io.postlog.consumer.checkpoint.ChunkMark;
+import io.postlog.consumer.checkpoint.ChunkTable;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +27,9 @@ import org.slf4j.LoggerFactory;
  * {@link CheckpointTable}, {@code postlog_checkpoint} by default) is written in the same
  * transaction just before it commits. What the handlers wrote and the checkpoint
  * therefore commit together or not at all, and after a crash the consumer skips exactly
- * what was committed.
+ * what was committed. The chunks of snapshots and backfills are marked in the
+ * {@link ChunkTable} beside it ({@code postlog_checkpoint_chunks}), created when first
+ * needed, in the sink transaction of their rows.
  * <p>
  * The data source may point at another database than the slot's (the sink's own): only
  * the checkpoint and the handlers' work live there. Use a pooled data source: one
@@ -56,7 +61,11 @@ public final class JdbcCheckpointStore implements CheckpointStore {
 
 	private final boolean createTable;
 
+	private final ChunkTable chunkTable;
+
 	private volatile boolean initialized;
+
+	private volatile boolean chunksInitialized;
 
 	private @Nullable Connection connection;
 
@@ -68,6 +77,7 @@ public final class JdbcCheckpointStore implements CheckpointStore {
 		this.dataSource = dataSource;
 		this.table = table;
 		this.createTable = createTable;
+		this.chunkTable = ChunkTable.beside(table);
 	}
 
 	/**
@@ -188,6 +198,56 @@ public final class JdbcCheckpointStore implements CheckpointStore {
 			// again on this connection.
 			end(current);
 		}
+	}
+
+	@Override
+	public boolean recordsChunks() {
+		return true;
+	}
+
+	@Override
+	public void recordChunk(ChunkMark mark) {
+		Connection current = this.connection;
+		if (current == null) {
+			throw new IllegalStateException("No sink transaction is open on " + this.table);
+		}
+		initializeChunks();
+		this.chunkTable.write(current, mark);
+	}
+
+	@Override
+	public Map<Integer, ChunkMark> chunks(String backfillId) {
+		initializeChunks();
+		try (Connection borrowed = this.dataSource.getConnection()) {
+			return this.chunkTable.read(borrowed, backfillId);
+		}
+		catch (SQLException ex) {
+			throw failure("Opening a connection to read the chunk marks", ex);
+		}
+	}
+
+	@Override
+	public void forgetChunks(String backfillId) {
+		initializeChunks();
+		try (Connection borrowed = this.dataSource.getConnection()) {
+			this.chunkTable.delete(borrowed, backfillId);
+		}
+		catch (SQLException ex) {
+			throw failure("Opening a connection to delete the chunk marks", ex);
+		}
+	}
+
+	private void initializeChunks() {
+		if (this.chunksInitialized) {
+			return;
+		}
+		try (Connection borrowed = this.dataSource.getConnection()) {
+			this.chunkTable.ensure(borrowed, this.createTable);
+		}
+		catch (SQLException ex) {
+			throw failure("Opening a connection for the chunk table", ex);
+		}
+		this.chunksInitialized = true;
 	}
 
 	@Override

@@ -52,6 +52,11 @@ final class ResumableChunks {
 		return this.id;
 	}
 
+	/** The chunk's ordinal in the record, {@code null} for one not planned. */
+	@Nullable Integer ordinal(ChunkRange chunk) {
+		return this.ordinals.get(chunk);
+	}
+
 	void planned(List<ChunkRange> chunks) {
 		for (int i = 0; i < chunks.size(); i++) {
 			this.ordinals.put(chunks.get(i), i);

@@ -67,11 +67,26 @@ class InitialSnapshotTests {
 	}
 
 	@Test
-	void buildRefusesASnapshotWithATransactionalCheckpointStore() {
+	void buildRefusesASnapshotWithATransactionalCheckpointStoreButNoBackfills() {
 		CheckpointStore transactional = JdbcCheckpointStore.builder(dataSource(), "snapshot_slot").build();
 		assertThatExceptionOfType(ReplicationConsumerException.class)
 			.isThrownBy(() -> builder().checkpointStore(transactional).build())
-			.withMessageContaining("sink transactions of a transactional checkpoint store");
+			.withMessageContaining("resumes after a crash through a backfill")
+			.withMessageContaining("turn backfills on");
+	}
+
+	@Test
+	void buildAcceptsASnapshotWithTheJdbcCheckpointStoreAndBackfills() {
+		CheckpointStore transactional = JdbcCheckpointStore.builder(dataSource(), "snapshot_slot").build();
+		assertThat(builder().checkpointStore(transactional).backfills(1000).build()).isNotNull();
+	}
+
+	@Test
+	void buildRefusesASnapshotWithATransactionalStoreThatDoesNotRecordChunks() {
+		CheckpointStore transactional = new TransactionalCheckpointTests.MemorySink();
+		assertThatExceptionOfType(ReplicationConsumerException.class)
+			.isThrownBy(() -> builder().checkpointStore(transactional).backfills(1000).build())
+			.withMessageContaining("does not record (recordsChunks())");
 	}
 
 	@Test

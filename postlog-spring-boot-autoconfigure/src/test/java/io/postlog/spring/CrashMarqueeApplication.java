@@ -15,9 +15,10 @@ import org.springframework.transaction.annotation.Transactional;
  * The Boot application {@link CheckpointCrashIntegrationTests} runs in a child JVM and
  * kills: one {@code @Transactional} listener inserts every change of the published table
  * into a sink table that has no unique constraint, so a duplicate delivery would show as
- * a second row. Takes Spring Boot arguments ({@code --postlog.*},
- * {@code --spring.datasource.*}, {@code --marquee.sink=table}); closes its context
- * cleanly when its standard input closes.
+ * a second row (or, in a sink table with a primary key, as a failed insert). Takes Spring
+ * Boot arguments ({@code --postlog.*}, {@code --spring.datasource.*},
+ * {@code --marquee.sink=table}, and {@code --marquee.pause-every=N} to sleep a
+ * millisecond every N rows); closes its context cleanly when its standard input closes.
  */
 @SpringBootConfiguration
 @EnableAutoConfiguration
@@ -39,8 +40,9 @@ public class CrashMarqueeApplication {
 	}
 
 	@Bean
-	SinkWriter sinkWriter(JdbcTemplate jdbc, @Value("${marquee.sink}") String sink) {
-		return new SinkWriter(jdbc, sink);
+	SinkWriter sinkWriter(JdbcTemplate jdbc, @Value("${marquee.sink}") String sink,
+			@Value("${marquee.pause-every:0}") int pauseEvery) {
+		return new SinkWriter(jdbc, sink, pauseEvery);
 	}
 
 	/**
@@ -52,15 +54,28 @@ public class CrashMarqueeApplication {
 
 		private final String insert;
 
-		SinkWriter(JdbcTemplate jdbc, String sink) {
+		private final int pauseEvery;
+
+		private long rows;
+
+		SinkWriter(JdbcTemplate jdbc, String sink, int pauseEvery) {
 			this.jdbc = jdbc;
 			this.insert = "INSERT INTO " + sink + " (k, tx) VALUES (?, ?)";
+			this.pauseEvery = pauseEvery;
 		}
 
 		@PgChangeListener(id = "sink")
 		@Transactional
 		public void onRow(Row row) {
 			this.jdbc.update(this.insert, row.get("k"), row.get("tx"));
+			if (this.pauseEvery > 0 && ++this.rows % this.pauseEvery == 0) {
+				try {
+					Thread.sleep(1);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
 		}
 
 	}

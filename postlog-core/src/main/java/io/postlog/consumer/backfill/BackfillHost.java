@@ -1,6 +1,9 @@
 package io.postlog.consumer.backfill;
 
 import java.time.Duration;
+import java.util.Map;
+
+import io.postlog.consumer.checkpoint.ChunkMark;
 
 /**
  * What the backfill room reads from the consumer that hosts it, and what it tells it: the
@@ -78,5 +81,30 @@ public interface BackfillHost {
 	 * @param backfill the backfill
 	 */
 	void completed(BackfillJob backfill);
+
+	/**
+	 * Returns whether chunk rows commit in the sink's transactions with the chunk's mark
+	 * (the consumer's checkpoint store is transactional): a chunk then goes whole at its
+	 * high watermark.
+	 * @return whether chunks are effect-once
+	 */
+	boolean effectOnce();
+
+	/**
+	 * Returns the chunk marks the sink committed for a backfill, by part; none unless
+	 * {@link #effectOnce()}.
+	 * @param backfillId the backfill
+	 * @return the marks
+	 * @throws io.postlog.PostlogException if they cannot be read
+	 */
+	Map<Integer, ChunkMark> chunkMarks(String backfillId);
+
+	/**
+	 * Deletes the sink's chunk marks of a backfill that ended; does nothing unless
+	 * {@link #effectOnce()}. A failure is logged, not thrown: the marks of an ended
+	 * backfill are never read again.
+	 * @param backfillId the backfill
+	 */
+	void forgetChunkMarks(String backfillId);
 
 }

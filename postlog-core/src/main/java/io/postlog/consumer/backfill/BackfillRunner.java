@@ -18,8 +18,10 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
+import io.postlog.PostlogException;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
+import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.snapshot.BackfillChunk;
 import io.postlog.snapshot.BackfillReader;
@@ -207,10 +209,12 @@ public final class BackfillRunner implements Runnable {
 				load(loading, false);
 				return;
 			}
-			catch (SQLException ex) {
+			catch (SQLException | PostlogException ex) {
+				// A PostlogException: the sink's chunk marks could not be read.
 				Duration backOff = this.config.retryBackOff(attempt);
 				logger.warn("Could not read the backfills of slot {} (retrying in {} ms): {}", this.config.slotName(),
-						backOff.toMillis(), ex.getClass().getName() + " " + PgErrors.sqlState(ex));
+						backOff.toMillis(), (ex instanceof SQLException sql)
+								? ex.getClass().getName() + " " + PgErrors.sqlState(sql) : this.config.describe(ex));
 				Thread.sleep(backOff.toMillis());
 			}
 		}
@@ -238,6 +242,7 @@ public final class BackfillRunner implements Runnable {
 				continue;
 			}
 			BackfillJob backfill = new BackfillJob(stored.id, stored.tables);
+			stored.take(this.config.chunkMarks(stored.id));
 			Set<TableId> activated = new HashSet<>();
 			for (int i = 0; i < stored.tables.size(); i++) {
 				backfill.progressed(i, stored.rows.get(i), -1, stored.done.get(i));
@@ -284,6 +289,7 @@ public final class BackfillRunner implements Runnable {
 					return;
 				}
 			}
+			this.config.forgetChunkMarks(backfill.id());
 			backfill.moveTo(BackfillJob.State.COMPLETED, null);
 			logger.info("Backfill {} of {} for slot {} completed: {} rows", backfill.id(), backfill.tables(),
 					this.config.slotName(), backfill.rowsDone());
@@ -329,7 +335,7 @@ public final class BackfillRunner implements Runnable {
 			int attempt = 1;
 			while (true) {
 				if (!readToEnd && inFlight.size() < CHUNKS_IN_FLIGHT) {
-					InFlight read = read(backfill, table, range, readAfter, chunkNumber++);
+					InFlight read = read(backfill, ordinal, table, range, readAfter, chunkNumber++);
 					if (read == null) {
 						return false;
 					}
@@ -415,7 +421,7 @@ public final class BackfillRunner implements Runnable {
 	 * @return the chunk in flight (with no rows, and closed, if the table has none left),
 	 * or {@code null} if cancelled or stopping
 	 */
-	private @Nullable InFlight read(BackfillJob backfill, BackfillTable table, @Nullable ChunkRange range,
+	private @Nullable InFlight read(BackfillJob backfill, int ordinal, BackfillTable table, @Nullable ChunkRange range,
 			@Nullable List<String> after, int chunkNumber) throws InterruptedException {
 		if (!this.settlement.awaitStreaming(backfill)) {
 			return null;
@@ -430,6 +436,7 @@ public final class BackfillRunner implements Runnable {
 				BackfillChunk read = this.reader.read(c, table, range, after, this.settings.chunkSize(), this.binary,
 						chunk.deliveredBefore);
 				if (!read.rows().isEmpty()) {
+					chunk.mark = new ChunkMark(backfill.id(), ordinal, read.lastKey(), false);
 					chunk.rows(read);
 					this.watermarks.write(c, chunk.high());
 				}
@@ -470,10 +477,14 @@ public final class BackfillRunner implements Runnable {
 
 	/** Deletes a backfill's progress row; {@code false} if the consumer stopped first. */
 	private boolean forget(BackfillJob backfill) throws InterruptedException {
-		return this.connection.run(null, (c) -> {
+		boolean forgotten = this.connection.run(null, (c) -> {
 			this.store.delete(c, backfill.id());
 			return true;
 		}) != null;
+		if (forgotten) {
+			this.config.forgetChunkMarks(backfill.id());
+		}
+		return forgotten;
 	}
 
 	private void logProgress(BackfillJob backfill, boolean force) {

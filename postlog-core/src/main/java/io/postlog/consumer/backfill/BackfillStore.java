@@ -15,6 +15,7 @@ import java.util.Map;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
+import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.snapshot.ChunkRange;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -251,6 +252,26 @@ final class BackfillStore {
 
 		Stored(String id) {
 			this.id = id;
+		}
+
+		/**
+		 * Takes what the sink committed over this record, with a transactional store: a
+		 * chunk's mark commits with its rows, the progress row only after.
+		 * @param marks the sink's chunk marks of this backfill, by part
+		 */
+		void take(Map<Integer, ChunkMark> marks) {
+			for (ChunkMark mark : marks.values()) {
+				int i = mark.ordinal();
+				if (i < 0 || i >= this.tables.size() || this.done.get(i)) {
+					continue;
+				}
+				if (mark.done()) {
+					this.done.set(i, true);
+				}
+				else if (mark.afterKey() != null) {
+					this.after.set(i, mark.afterKey());
+				}
+			}
 		}
 
 	}

@@ -16,6 +16,7 @@ import io.postlog.Operation;
 import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.UnchangedToast;
+import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.Event;
 import io.postlog.snapshot.BackfillReader;
@@ -48,6 +49,11 @@ import org.slf4j.LoggerFactory;
  * whole chunk. Chunks whose high watermarks came go in that order, one after the other. A
  * streamed change of a key whose row is still to go supersedes that row (it is dropped,
  * as in the window): no row of a key follows a newer change of it.
+ * <p>
+ * With a transactional checkpoint store a chunk goes whole at its high watermark's
+ * commit, and its rows commit in one sink transaction with the chunk's mark
+ * ({@link Downstream#chunkDone}); a failure before that rolls them back, and the chunk
+ * goes again from its first row.
  * <p>
  * TOAST: an update that does not resend a TOASTed value would give a subscription an
  * {@link UnchangedToast} for a row it may never have been given whole (its chunk row not
@@ -93,6 +99,12 @@ public final class BackfillWindow {
 
 	private final int batchSize;
 
+	/**
+	 * Whether chunks go whole into sink transactions with their marks (a transactional
+	 * checkpoint store), not in slices between streamed transactions.
+	 */
+	private final boolean effectOnce;
+
 	private final Map<TableId, BackfillTable> active = new ConcurrentHashMap<>();
 
 	private final @Nullable Delivered delivered;
@@ -124,6 +136,7 @@ public final class BackfillWindow {
 		this.progressTable = (settings != null) ? settings.progressTable() : null;
 		this.readers = (settings != null) ? settings.readers() : null;
 		this.batchSize = Math.min(BATCH, maxTransactionChanges);
+		this.effectOnce = config.effectOnce();
 		this.delivered = (settings != null) ? new Delivered(DELIVERED) : null;
 	}
 
@@ -330,6 +343,41 @@ public final class BackfillWindow {
 		if (slices == null) {
 			return;
 		}
+		if (!this.effectOnce) {
+			deliverSlice(slices);
+			return;
+		}
+		try {
+			if (slices.restarted && committed(slices)) {
+				return;
+			}
+			do {
+				deliverSlice(slices);
+			}
+			while (this.pending.peek() == slices);
+		}
+		catch (RuntimeException | Error | InterruptedException ex) {
+			// The dispatcher rolls the chunk's sink transaction back as the session ends.
+			slices.restart();
+			throw ex;
+		}
+	}
+
+	/**
+	 * Whether the sink holds the mark of a chunk whose commit failed: a commit can
+	 * succeed although its answer was lost. The chunk is then delivered.
+	 */
+	private boolean committed(PendingChunk slices) {
+		ChunkMark mark = slices.chunk.mark;
+		if (mark == null || !mark.equals(this.config.chunkMarks(mark.backfillId()).get(mark.ordinal()))) {
+			return false;
+		}
+		this.pending.poll();
+		slices.chunk.delivered(List.of(), slices.chunk.rows.rows().size() - slices.dropped, slices.dropped);
+		return true;
+	}
+
+	private void deliverSlice(PendingChunk slices) throws InterruptedException {
 		List<BackfillRow> rows = slices.chunk.rows.rows();
 		List<Event.ChangeArrived> batch = new ArrayList<>(this.batchSize);
 		while (slices.next < rows.size() && batch.size() < this.batchSize) {
@@ -349,6 +397,10 @@ public final class BackfillWindow {
 			slices.chunk.sliceDispatched(entry, batch.size());
 		}
 		if (slices.next >= rows.size()) {
+			ChunkMark mark = slices.chunk.mark;
+			if (this.effectOnce && mark != null) {
+				this.dispatcher.chunkDone(mark);
+			}
 			this.pending.poll();
 			slices.chunk.delivered(slices.entries, slices.index, slices.dropped);
 		}

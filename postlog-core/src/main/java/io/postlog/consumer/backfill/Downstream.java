@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 
 import io.postlog.Lsn;
+import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.Event;
 
@@ -41,5 +42,12 @@ public interface Downstream {
 	 * @throws InterruptedException if interrupted while waiting for room
 	 */
 	AckWindow.Entry snapshot(List<Event.ChangeArrived> rows, Lsn point, Instant time) throws InterruptedException;
+
+	/**
+	 * Ends a chunk delivered whole with an effect-once store: writes its mark into the
+	 * open sink transaction and commits it with the chunk's rows.
+	 * @param mark the chunk's mark
+	 */
+	void chunkDone(ChunkMark mark);
 
 }

@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 import io.postlog.Change;
 import io.postlog.Operation;
+import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.snapshot.BackfillChunk;
 import io.postlog.snapshot.BackfillTable;
@@ -35,6 +36,12 @@ final class OpenChunk {
 	final CountDownLatch done = new CountDownLatch(1);
 
 	volatile BackfillChunk rows;
+
+	/**
+	 * What a transactional store marks when the chunk's rows commit: its part and last
+	 * key. Set with the rows.
+	 */
+	volatile @Nullable ChunkMark mark;
 
 	/**
 	 * The transactions delivered before the announcement, which the read must see.
@@ -139,6 +146,11 @@ final class OpenChunk {
 
 	boolean awaitDelivered(long timeout, TimeUnit unit) throws InterruptedException {
 		return this.done.await(timeout, unit);
+	}
+
+	/** Forgets the slices dispatched: their sink transaction was rolled back. */
+	void slicesRolledBack() {
+		this.slices.clear();
 	}
 
 	/** Records a slice of the chunk's rows handed to the dispatcher. */

@@ -45,6 +45,9 @@ final class PendingChunk {
 
 	int dropped;
 
+	/** Whether it went back to its first row after a rollback. */
+	boolean restarted;
+
 	PendingChunk(OpenChunk chunk, Lsn point, Instant time, String idPrefix) {
 		this.chunk = chunk;
 		this.point = point;
@@ -62,6 +65,18 @@ final class PendingChunk {
 				this.dropped++;
 			}
 		}
+	}
+
+	/**
+	 * Goes back to the first row: the sink transaction that held the rows delivered so
+	 * far was rolled back. Rows superseded stay dropped.
+	 */
+	void restart() {
+		this.next = 0;
+		this.index = 0;
+		this.restarted = true;
+		this.entries.clear();
+		this.chunk.slicesRolledBack();
 	}
 
 	void supersede(Change change) {

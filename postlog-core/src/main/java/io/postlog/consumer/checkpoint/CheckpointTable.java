@@ -155,7 +155,8 @@ public final class CheckpointTable {
 
 	/**
 	 * Moves the slot's checkpoint from {@code expected} to {@code commitLsn} in the
-	 * connection's open transaction.
+	 * connection's open transaction. With neither valid (a sink transaction of snapshot
+	 * rows only, before any checkpoint) nothing is written.
 	 * @param connection the connection, inside the sink transaction
 	 * @param expected the checkpoint last read or written, {@link Lsn#INVALID} for none
 	 * @param commitLsn the new checkpoint
@@ -164,6 +165,9 @@ public final class CheckpointTable {
 	 * @throws ConnectionLostException if the connection failed
 	 */
 	public void write(Connection connection, Lsn expected, Lsn commitLsn) {
+		if (!expected.isValid() && !commitLsn.isValid()) {
+			return;
+		}
 		int rows;
 		try {
 			if (expected.isValid()) {
@@ -215,6 +219,10 @@ public final class CheckpointTable {
 			return new ConnectionLostException(message, ex);
 		}
 		return new CheckpointStoreException(message, ex);
+	}
+
+	String quoted() {
+		return this.quoted;
 	}
 
 	String printableName() {

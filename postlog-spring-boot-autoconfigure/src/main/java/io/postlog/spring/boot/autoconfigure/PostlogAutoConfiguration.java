@@ -176,11 +176,6 @@ public final class PostlogAutoConfiguration {
 							+ "slot ends with it; use postlog.slot.lifecycle=owned (dropped on stop) or "
 							+ "create-if-missing");
 		}
-		if (properties.getCheckpoint().getStore() == PostlogProperties.CheckpointStore.JDBC) {
-			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode", snapshot.getMode(),
-					"An initial snapshot cannot be delivered inside the sink transactions of "
-							+ "postlog.checkpoint.store=jdbc yet; use postlog.checkpoint.store=slot with it");
-		}
 		if (properties.getDecoder() != PostlogProperties.Decoder.PGOUTPUT) {
 			throw new InvalidConfigurationPropertyValueException("postlog.snapshot.mode", snapshot.getMode(),
 					"An initial snapshot is taken for the pgoutput plugin only, not " + properties.getDecoder()

@@ -135,13 +135,11 @@ public final class PostlogConsumerMapping {
 	}
 
 	/**
-	 * Whether the group's consumer reads backfills: they are delivered outside sink
-	 * transactions, which a {@code jdbc} store refuses, and their watermarks and chunks
-	 * are built for pgoutput's stream.
+	 * Whether the group's consumer reads backfills: their watermarks and chunks are built
+	 * for pgoutput's stream.
 	 */
 	static boolean backfills(PostlogProperties properties) {
-		return properties.getCheckpoint().getStore() != PostlogProperties.CheckpointStore.JDBC
-				&& properties.getDecoder() == PostlogProperties.Decoder.PGOUTPUT;
+		return properties.getDecoder() == PostlogProperties.Decoder.PGOUTPUT;
 	}
 
 	/**

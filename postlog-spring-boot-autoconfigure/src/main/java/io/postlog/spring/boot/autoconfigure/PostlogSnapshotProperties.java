@@ -17,7 +17,8 @@ public class PostlogSnapshotProperties {
 	private SnapshotMode mode = SnapshotMode.NEVER;
 
 	/**
-	 * Number of connections that read the snapshot at once, 1 to 64.
+	 * Number of connections that read the snapshot at once, 1 to 64; one with
+	 * checkpoint.store=jdbc, whose sink transactions take one chunk each.
 	 */
 	private int parallelism = 2;
 

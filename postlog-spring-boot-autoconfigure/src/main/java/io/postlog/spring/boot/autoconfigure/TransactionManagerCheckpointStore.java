@@ -2,6 +2,7 @@ package io.postlog.spring.boot.autoconfigure;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Map;
 import java.util.function.Function;
 
 import javax.sql.DataSource;
@@ -12,6 +13,8 @@ import io.postlog.admin.PgErrors;
 import io.postlog.consumer.CheckpointStore;
 import io.postlog.consumer.checkpoint.CheckpointStoreException;
 import io.postlog.consumer.checkpoint.CheckpointTable;
+import io.postlog.consumer.checkpoint.ChunkMark;
+import io.postlog.consumer.checkpoint.ChunkTable;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +38,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * propagation) join it; the checkpoint row is written in it through the application's
  * {@link DataSource} just before it commits. The transaction manager must manage that
  * DataSource (a {@code DataSourceTransactionManager} or {@code JpaTransactionManager}
- * over it): that is checked at start and at every commit. Called on the delivery thread
- * only, except {@link #initialize()}, which runs at start-up.
+ * over it): that is checked at start and at every commit. Snapshot and backfill chunks
+ * are marked in the {@link ChunkTable} beside the checkpoint table, in the sink
+ * transaction of their rows. Called on the delivery thread only, except
+ * {@link #initialize()}, which runs at start-up, and {@link #chunks} and
+ * {@link #forgetChunks}, which the backfill thread may call.
  */
 final class TransactionManagerCheckpointStore implements CheckpointStore {
 
@@ -52,6 +58,10 @@ final class TransactionManagerCheckpointStore implements CheckpointStore {
 
 	private final DefaultTransactionDefinition definition;
 
+	private final ChunkTable chunkTable;
+
+	private volatile boolean chunksInitialized;
+
 	private @Nullable TransactionStatus status;
 
 	private Lsn expected = Lsn.INVALID;
@@ -64,6 +74,7 @@ final class TransactionManagerCheckpointStore implements CheckpointStore {
 		this.createTable = createTable;
 		this.definition = new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRED);
 		this.definition.setName("postlog sink transaction (slot " + table.slotName() + ")");
+		this.chunkTable = ChunkTable.beside(table);
 	}
 
 	/**
@@ -139,6 +150,52 @@ final class TransactionManagerCheckpointStore implements CheckpointStore {
 			throw new CheckpointStoreException(message, ex);
 		}
 		this.expected = commitLsn;
+	}
+
+	@Override
+	public boolean recordsChunks() {
+		return true;
+	}
+
+	@Override
+	public void recordChunk(ChunkMark mark) {
+		if (this.status == null) {
+			throw new IllegalStateException("No sink transaction is open for slot " + this.table.slotName());
+		}
+		initializeChunks();
+		Connection connection = transactionalConnection();
+		try {
+			this.chunkTable.write(connection, mark);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	@Override
+	public Map<Integer, ChunkMark> chunks(String backfillId) {
+		initializeChunks();
+		return inOwnTransaction(true, (connection) -> this.chunkTable.read(connection, backfillId));
+	}
+
+	@Override
+	public void forgetChunks(String backfillId) {
+		initializeChunks();
+		inOwnTransaction(false, (connection) -> {
+			this.chunkTable.delete(connection, backfillId);
+			return null;
+		});
+	}
+
+	/** Creates the chunk table if allowed, in its own transaction, when first needed. */
+	private void initializeChunks() {
+		if (!this.chunksInitialized) {
+			inOwnTransaction(false, (connection) -> {
+				this.chunkTable.ensure(connection, this.createTable);
+				return null;
+			});
+			this.chunksInitialized = true;
+		}
 	}
 
 	@Override

@@ -382,9 +382,8 @@ class PostlogAutoConfigurationTests {
 	void refusesSnapshotSettingsItCannotServe() {
 		Map<String, String> refusals = Map.of("postlog.snapshot.parallelism=0", "1 to 64",
 				"postlog.snapshot.parallelism=65", "1 to 64", "postlog.snapshot.chunk-size=0", "at least 1 row",
-				"postlog.slot.lifecycle=temporary", "temporary slot ends with it", "postlog.checkpoint.store=jdbc",
-				"postlog.checkpoint.store=slot with it", "postlog.slot.failover=true", "cannot fail over yet",
-				"postlog.decoder=wal2json", "pgoutput plugin only");
+				"postlog.slot.lifecycle=temporary", "temporary slot ends with it", "postlog.slot.failover=true",
+				"cannot fail over yet", "postlog.decoder=wal2json", "pgoutput plugin only");
 		refusals
 			.forEach((property, message) -> this.runner.withPropertyValues("postlog.snapshot.mode=initial", property)
 				.run((context) -> assertThat(context).getFailure()
@@ -393,6 +392,15 @@ class PostlogAutoConfigurationTests {
 					.hasMessageContaining(property.startsWith("postlog.snapshot.")
 							? property.substring(0, property.indexOf('=')) : "postlog.snapshot.mode")
 					.hasMessageContaining(message)));
+	}
+
+	@Test
+	void acceptsAnInitialSnapshotWithTheJdbcCheckpointStore() {
+		this.runner.withPropertyValues("postlog.snapshot.mode=initial", "postlog.checkpoint.store=jdbc")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(PostlogConsumerMapping.backfills(context.getBean(PostlogProperties.class))).isTrue();
+			});
 	}
 
 	@Test

@@ -46,7 +46,7 @@ class ArchitectureTests {
 	void theConsumersLowerRoomsDoNotDependOnTheConsumer() {
 		noClasses().that()
 			.resideInAnyPackage("io.postlog.consumer.spill..", "io.postlog.consumer.checkpoint..",
-					"io.postlog.consumer.delivery..")
+					"io.postlog.consumer.delivery..", "io.postlog.consumer.backfill..")
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("io.postlog.consumer")

@@ -1,10 +1,9 @@
 package io.postlog.consumer;
 
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 import io.postlog.TableId;
+import io.postlog.consumer.backfill.BackfillJob;
 import io.postlog.snapshot.TableProgress;
 import org.jspecify.annotations.Nullable;
 
@@ -20,37 +19,10 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Backfill {
 
-	private final String id;
+	private final BackfillJob job;
 
-	private final List<TableId> tables;
-
-	private final List<TableId> parts;
-
-	private final long[] rowsDone;
-
-	private final long[] rowsEstimated;
-
-	private final boolean[] tablesDone;
-
-	private volatile State state = State.PENDING;
-
-	private volatile boolean cancelRequested;
-
-	private volatile @Nullable Throwable failure;
-
-	/**
-	 * Creates a backfill.
-	 * @param id its id
-	 * @param parts each part's table, in the order they are read
-	 */
-	Backfill(String id, List<TableId> parts) {
-		this.id = Objects.requireNonNull(id, "id");
-		this.parts = List.copyOf(parts);
-		this.tables = List.copyOf(new java.util.LinkedHashSet<>(parts));
-		this.rowsDone = new long[parts.size()];
-		this.rowsEstimated = new long[parts.size()];
-		this.tablesDone = new boolean[parts.size()];
-		java.util.Arrays.fill(this.rowsEstimated, -1);
+	Backfill(BackfillJob job) {
+		this.job = job;
 	}
 
 	/**
@@ -58,7 +30,7 @@ public final class Backfill {
 	 * @return the id
 	 */
 	public String id() {
-		return this.id;
+		return this.job.id();
 	}
 
 	/**
@@ -66,7 +38,7 @@ public final class Backfill {
 	 * @return the tables
 	 */
 	public List<TableId> tables() {
-		return this.tables;
+		return this.job.tables();
 	}
 
 	/**
@@ -75,22 +47,7 @@ public final class Backfill {
 	 * @return whether it resumes a snapshot
 	 */
 	public boolean resumesSnapshot() {
-		return this.id.startsWith(BackfillStore.SNAPSHOT_PREFIX);
-	}
-
-	/** Each part's table, in the order they are read. */
-	List<TableId> parts() {
-		return this.parts;
-	}
-
-	/** Whether every part of a table is done. */
-	synchronized boolean tableDone(TableId table) {
-		for (int i = 0; i < this.parts.size(); i++) {
-			if (this.parts.get(i).equals(table) && !this.tablesDone[i]) {
-				return false;
-			}
-		}
-		return true;
+		return this.job.resumesSnapshot();
 	}
 
 	/**
@@ -98,7 +55,13 @@ public final class Backfill {
 	 * @return the state
 	 */
 	public State state() {
-		return this.state;
+		return switch (this.job.state()) {
+			case PENDING -> State.PENDING;
+			case RUNNING -> State.RUNNING;
+			case COMPLETED -> State.COMPLETED;
+			case CANCELLED -> State.CANCELLED;
+			case FAILED -> State.FAILED;
+		};
 	}
 
 	/**
@@ -109,27 +72,16 @@ public final class Backfill {
 	 * what it had counted.
 	 * @return the rows
 	 */
-	public synchronized long rowsDone() {
-		long rows = 0;
-		for (long done : this.rowsDone) {
-			rows += done;
-		}
-		return rows;
+	public long rowsDone() {
+		return this.job.rowsDone();
 	}
 
 	/**
 	 * Returns the rows the catalog expects over all tables.
 	 * @return the rows, or {@code -1} while a table's estimate is unknown
 	 */
-	public synchronized long rowsEstimated() {
-		long rows = 0;
-		for (long estimated : this.rowsEstimated) {
-			if (estimated < 0) {
-				return -1;
-			}
-			rows += estimated;
-		}
-		return rows;
+	public long rowsEstimated() {
+		return this.job.rowsEstimated();
 	}
 
 	/**
@@ -139,24 +91,8 @@ public final class Backfill {
 	 * resumes a snapshot}), and whether every part is done.
 	 * @return a copy of the progress
 	 */
-	public synchronized List<TableProgress> progress() {
-		List<TableProgress> progress = new ArrayList<>(this.tables.size());
-		for (TableId table : this.tables) {
-			long rows = 0;
-			long estimated = 0;
-			int parts = 0;
-			int done = 0;
-			for (int i = 0; i < this.parts.size(); i++) {
-				if (this.parts.get(i).equals(table)) {
-					parts++;
-					rows += this.rowsDone[i];
-					estimated = (estimated < 0 || this.rowsEstimated[i] < 0) ? -1 : estimated + this.rowsEstimated[i];
-					done += this.tablesDone[i] ? 1 : 0;
-				}
-			}
-			progress.add(new TableProgress(table, rows, estimated, done, parts, done == parts));
-		}
-		return progress;
+	public List<TableProgress> progress() {
+		return this.job.progress();
 	}
 
 	/**
@@ -164,7 +100,7 @@ public final class Backfill {
 	 * @return the failure, or {@code null} unless {@link State#FAILED}
 	 */
 	public @Nullable Throwable failure() {
-		return this.failure;
+		return this.job.failure();
 	}
 
 	/**
@@ -173,35 +109,12 @@ public final class Backfill {
 	 * restart. Rows already delivered stay delivered. Idempotent.
 	 */
 	public void cancel() {
-		this.cancelRequested = true;
-	}
-
-	boolean cancelRequested() {
-		return this.cancelRequested;
-	}
-
-	synchronized void progressed(int table, long rows, long estimated, boolean done) {
-		this.rowsDone[table] = rows;
-		this.rowsEstimated[table] = estimated;
-		this.tablesDone[table] = done;
-	}
-
-	synchronized boolean tableDone(int table) {
-		return this.tablesDone[table];
-	}
-
-	synchronized long tableRows(int table) {
-		return this.rowsDone[table];
-	}
-
-	void moveTo(State state, @Nullable Throwable cause) {
-		this.failure = cause;
-		this.state = state;
+		this.job.cancel();
 	}
 
 	@Override
 	public String toString() {
-		return "Backfill[" + this.id + ", " + this.tables + ", " + this.state + "]";
+		return this.job.toString();
 	}
 
 	/**

@@ -14,6 +14,7 @@ import io.postlog.admin.PgIdentifiers;
 import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.admin.TableFilter;
+import io.postlog.consumer.backfill.BackfillSettings;
 import io.postlog.consumer.delivery.Recipient;
 import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.decoder.LogicalDecoder;

@@ -6,6 +6,7 @@ import java.util.Objects;
 
 import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
+import io.postlog.consumer.backfill.BackfillSettings;
 import io.postlog.consumer.spill.SpillLimitExceededException;
 import io.postlog.consumer.spill.StreamingOptions;
 import io.postlog.snapshot.SnapshotConnections;

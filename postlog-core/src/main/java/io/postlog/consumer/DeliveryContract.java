@@ -8,15 +8,17 @@ import io.postlog.ReplicationConsumerException;
 import io.postlog.admin.ConnectionLostException;
 import io.postlog.admin.SlotInUseException;
 import io.postlog.admin.SlotInfo;
+import io.postlog.consumer.backfill.BackfillSettings;
+import io.postlog.consumer.backfill.SnapshotChunkRecord;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.ConsumerThreads;
 import io.postlog.consumer.delivery.HandOff;
+import io.postlog.consumer.delivery.Heartbeats;
 import io.postlog.consumer.delivery.Lanes;
 import io.postlog.consumer.delivery.StopSignal;
 import io.postlog.consumer.spill.SpillLimitExceededException;
 import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.decoder.LogicalDecoder;
-import io.postlog.snapshot.BackfillReader;
 import io.postlog.stream.LogicalStream;
 import io.postlog.stream.StreamRequest;
 import io.postlog.types.ValueDecoders;
@@ -124,10 +126,11 @@ final class DeliveryContract implements Runnable {
 
 	private final @Nullable InitialSnapshot snapshot;
 
-	/** The backfill window in front of the dispatcher, only when backfills are on. */
-	private final @Nullable BackfillWindow backfills;
-
-	private final @Nullable BackfillRunner backfillRunner;
+	/**
+	 * The backfill window in front of the dispatcher and its runner, only when backfills
+	 * are on.
+	 */
+	private final @Nullable ConsumerBackfills backfills;
 
 	private final DeliverySession session;
 
@@ -154,31 +157,20 @@ final class DeliveryContract implements Runnable {
 		SnapshotSettings snapshot = config.snapshot();
 		boolean snapshots = snapshot != null && config.admin() != null;
 		BackfillSettings backfill = config.backfill();
-		if (backfill != null) {
-			Watermarks watermarks = new Watermarks(setup.serverVersion(), backfill.watermarkTable(), config.slotName());
-			this.backfills = new BackfillWindow(config, this.dispatcher, watermarks, backfill);
-			this.backfillRunner = new BackfillRunner(config, backfill, this.backfills, window, states, decoders,
-					setup.serverVersion(), setup.request().binary(), snapshots);
-		}
-		else {
-			this.backfills = null;
-			this.backfillRunner = null;
-		}
-		SnapshotChunkRecord chunkRecord = (backfill != null && this.backfillRunner != null)
-				? new SnapshotChunkRecord(config, backfill, this.backfillRunner,
-						new BackfillReader(decoders, setup.serverVersion()), setup.serverVersion())
-				: null;
+		this.backfills = (backfill != null) ? new ConsumerBackfills(config, backfill, states, this.dispatcher, window,
+				decoders, setup.serverVersion(), setup.request().binary(), snapshots) : null;
+		SnapshotChunkRecord chunkRecord = (this.backfills != null) ? this.backfills.chunkRecord() : null;
 		this.snapshot = snapshots ? new InitialSnapshot(config, snapshot, setup.heartbeatTable(), config.admin(),
 				decoders, this.dispatcher, window, states, this.stop, chunkRecord) : null;
 		this.session = new DeliverySession(config, setup, decoders, spill, this.threads, window, this.dispatcher,
-				this.backfills, controls, this.stop, () -> this.fatal);
+				(this.backfills != null) ? this.backfills.window() : null, controls, this.stop, () -> this.fatal);
 	}
 
 	void start() {
 		this.threads.start("postlog-delivery-" + this.config.slotName(), this);
 		this.threads.start("postlog-watchdog-" + this.config.slotName(), () -> this.session.watch(() -> this.ended));
-		if (this.backfillRunner != null) {
-			this.threads.start("postlog-backfill-" + this.config.slotName(), this.backfillRunner);
+		if (this.backfills != null) {
+			this.threads.start("postlog-backfill-" + this.config.slotName(), this.backfills.runner());
 		}
 	}
 
@@ -189,8 +181,8 @@ final class DeliveryContract implements Runnable {
 	 */
 	void requestStop(Duration timeout) {
 		this.stop.request(timeout);
-		if (this.backfillRunner != null) {
-			this.backfillRunner.stop();
+		if (this.backfills != null) {
+			this.backfills.stop();
 		}
 		if (this.snapshot != null) {
 			// A snapshot cut short is taken again: nothing in it is worth waiting for.
@@ -226,8 +218,8 @@ final class DeliveryContract implements Runnable {
 		return (this.snapshot != null) ? this.snapshot.progress() : null;
 	}
 
-	@Nullable BackfillRunner backfills() {
-		return this.backfillRunner;
+	@Nullable ConsumerBackfills backfills() {
+		return this.backfills;
 	}
 
 	List<String> aliveThreads() {
@@ -246,7 +238,7 @@ final class DeliveryContract implements Runnable {
 		finally {
 			this.ended = true;
 			if (this.backfills != null) {
-				this.backfills.closeConnection();
+				this.backfills.window().closeConnection();
 			}
 			this.dispatcher.close();
 		}

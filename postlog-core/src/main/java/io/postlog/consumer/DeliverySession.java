@@ -11,6 +11,8 @@ import java.util.function.Supplier;
 import io.postlog.Lsn;
 import io.postlog.ReplicationConsumerException;
 import io.postlog.admin.ConnectionLostException;
+import io.postlog.consumer.backfill.BackfillWindow;
+import io.postlog.consumer.backfill.Watermarks;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.ConsumerThreads;
 import io.postlog.consumer.delivery.Event;

@@ -16,6 +16,7 @@ import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.ConsumerThreads;
 import io.postlog.consumer.delivery.Event;
+import io.postlog.consumer.delivery.Heartbeats;
 import io.postlog.consumer.delivery.Recipient;
 import io.postlog.consumer.delivery.StopSignal;
 import io.postlog.consumer.delivery.Target;
@@ -24,14 +25,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Delivers events, on the delivery thread, to every subscription in configuration order:
- * serial subscriptions are called in place, concurrent ones get their changes routed to
- * lanes, transaction subscriptions get the buffered transaction at its commit, and every
- * transaction is opened in and dispatched to the {@link AckWindow}. Each subscription
- * keeps its own progress (the last change, transaction or message it was given), so that
- * what the server sends again after a reconnect reaches only those that have not had it;
- * transactions the consumer already acknowledged are skipped whole. Heartbeats coming
- * back reach no subscription ({@link Heartbeats}). Initial snapshot rows come in batches
+ * Delivers events to every subscription in configuration order: serial ones in place,
+ * concurrent ones' changes routed to lanes, transaction ones the buffered transaction at
+ * its commit; every transaction is opened in and dispatched to the {@link AckWindow}.
+ * Each subscription keeps its own progress (the last change, transaction or message it
+ * was given), so that what the server sends again after a reconnect reaches only those
+ * that have not had it; transactions already acknowledged are skipped whole. Heartbeats
+ * coming back reach no subscription ({@link Heartbeats}). Snapshot rows come in batches
  * between transactions ({@link #snapshot}). Not thread-safe: the delivery thread only.
  */
 final class Dispatcher {

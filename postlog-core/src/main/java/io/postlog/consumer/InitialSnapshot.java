@@ -14,6 +14,8 @@ import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
 import io.postlog.admin.ReplicationAdmin;
+import io.postlog.consumer.backfill.BackfillSettings;
+import io.postlog.consumer.backfill.SnapshotChunkRecord;
 import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.Event;

@@ -124,7 +124,7 @@ public final class ReplicationConsumer {
 					: this.config.valueDecoders();
 			DeliveryContract delivery = new DeliveryContract(this.config, setup, this.states, this.window, decoders,
 					this.spill, this.controls);
-			BackfillRunner runner = delivery.backfills();
+			ConsumerBackfills runner = delivery.backfills();
 			if (runner != null && this.config.backfill().newTables() && !setup.addedTables().isEmpty()) {
 				logger.info("Consumer of slot {} backfills {}, which its publication did not publish before",
 						this.config.slotName(), setup.addedTables());
@@ -314,7 +314,7 @@ public final class ReplicationConsumer {
 	 */
 	public Backfill backfill(java.util.Collection<TableId> tables) {
 		Objects.requireNonNull(tables, "tables");
-		BackfillRunner runner = backfillRunner();
+		ConsumerBackfills runner = backfillRunner();
 		return runner.request(tables);
 	}
 
@@ -324,11 +324,11 @@ public final class ReplicationConsumer {
 	 */
 	public List<Backfill> backfills() {
 		DeliveryContract delivery = this.contract;
-		BackfillRunner runner = (delivery != null) ? delivery.backfills() : null;
+		ConsumerBackfills runner = (delivery != null) ? delivery.backfills() : null;
 		return (runner != null) ? runner.backfills() : List.of();
 	}
 
-	private BackfillRunner backfillRunner() {
+	private ConsumerBackfills backfillRunner() {
 		DeliveryContract delivery;
 		boolean ended;
 		synchronized (this.lifecycle) {
@@ -338,7 +338,7 @@ public final class ReplicationConsumer {
 		if (delivery == null || ended) {
 			throw new IllegalStateException("Consumer of slot " + this.config.slotName() + " is not running");
 		}
-		BackfillRunner runner = delivery.backfills();
+		ConsumerBackfills runner = delivery.backfills();
 		if (runner == null) {
 			throw new IllegalStateException("Consumer of slot " + this.config.slotName()
 					+ " was built without backfills: call backfills(chunkSize) on its builder");

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.postlog.consumer.backfill.SnapshotChunkRecord;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.snapshot.ChunkRange;
 import io.postlog.snapshot.SnapshotHandOff;

@@ -12,6 +12,11 @@
  * between the reading and the delivering threads, the events handed over, and each
  * subscription's target, in place or on lanes; a subscription reaches it as a
  * {@code Recipient} and its handler's call as a {@code Runner}, both made here;</li>
+ * <li>{@code io.postlog.consumer.backfill}: backfills while the stream runs (the runner,
+ * the watermark window in front of the dispatcher, the progress table), installed only
+ * when backfills are on; the consumer is its {@code BackfillHost}
+ * ({@code ConsumerBackfills}), and each {@link io.postlog.consumer.Backfill} shows one of
+ * its {@code BackfillJob}s;</li>
  * <li>{@code io.postlog.consumer.spill}: streamed (large, in-progress) transactions on
  * the heap and in spill files until their commit;</li>
  * <li>{@code io.postlog.consumer.checkpoint}: the table a JDBC checkpoint store keeps its

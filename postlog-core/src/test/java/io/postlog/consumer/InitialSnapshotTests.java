@@ -25,6 +25,7 @@ import io.postlog.admin.SlotLifecycle;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.ConsumerThreads;
 import io.postlog.consumer.delivery.Event;
+import io.postlog.consumer.delivery.Heartbeats;
 import io.postlog.consumer.delivery.StopSignal;
 import io.postlog.decoder.PgOutputLogicalDecoder;
 import io.postlog.snapshot.InvalidSnapshotNameException;

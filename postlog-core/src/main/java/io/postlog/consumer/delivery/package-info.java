@@ -4,17 +4,18 @@
  * the acknowledgements handed out, the positions held by subscriptions that are not
  * running), the bounded hand-off between the reading thread and the delivering ones, the
  * events handed over, each subscription's target (in place on the delivery thread, or on
- * lanes by routing key), the consumer's named threads and its stop signal.
+ * lanes by routing key), the consumer's named threads and its stop signal, and the
+ * recogniser that keeps heartbeats coming back from every subscription.
  * <p>
  * Internal: the types that are public here are public so the consumer can use them, not
- * as API; they may change in any release. Depends only on {@code io.postlog}, never on
- * {@code io.postlog.consumer} (checked by {@code ArchitectureTests}): the consumer's API
- * types reach delivery as its own small interfaces, which the consumer implements. A
- * subscription is a {@link io.postlog.consumer.delivery.Recipient}, the call of its
- * handler (retries and error handler included) a
- * {@link io.postlog.consumer.delivery.Runner}; the window tells a {@code Consumer<Lsn>}
- * when the acknowledged position moves, and a subscription's marks carry whatever the
- * consumer describes an outstanding acknowledgement by.
+ * as API; they may change in any release. Depends only on {@code io.postlog} and
+ * {@code io.postlog.heartbeat}, never on {@code io.postlog.consumer} (checked by
+ * {@code ArchitectureTests}): the consumer's API types reach delivery as its own small
+ * interfaces, which the consumer implements. A subscription is a
+ * {@link io.postlog.consumer.delivery.Recipient}, the call of its handler (retries and
+ * error handler included) a {@link io.postlog.consumer.delivery.Runner}; the window tells
+ * a {@code Consumer<Lsn>} when the acknowledged position moves, and a subscription's
+ * marks carry whatever the consumer describes an outstanding acknowledgement by.
  */
 @NullMarked
 package io.postlog.consumer.delivery;

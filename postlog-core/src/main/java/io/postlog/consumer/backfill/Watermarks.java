@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.backfill;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -23,8 +23,11 @@ import org.jspecify.annotations.Nullable;
  * and added to the publication when missing). Either way it is its own transaction, and
  * it reaches the stream at that transaction's commit. Stateless but for its names;
  * callers pass the connection.
+ * <p>
+ * Internal: public only so the consumer can keep watermark messages from subscriptions
+ * when backfills are off ({@link #token}); not part of postlog's API.
  */
-final class Watermarks {
+public final class Watermarks {
 
 	/** The prefix of watermark messages, which no subscription is ever given. */
 	static final String PREFIX = "postlog.watermark";
@@ -110,9 +113,10 @@ final class Watermarks {
 
 	/**
 	 * Returns a watermark message's token.
+	 * @param message a logical decoding message
 	 * @return the token, or {@code null} for another message
 	 */
-	static @Nullable String token(LogicalMessage message) {
+	public static @Nullable String token(LogicalMessage message) {
 		return PREFIX.equals(message.prefix()) ? new String(message.content(), StandardCharsets.UTF_8) : null;
 	}
 

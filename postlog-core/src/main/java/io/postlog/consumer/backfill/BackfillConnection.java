@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.backfill;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -20,9 +20,10 @@ import org.slf4j.LoggerFactory;
 final class BackfillConnection {
 
 	/** The category it logged under as part of the runner, kept for users. */
-	private static final Logger logger = LoggerFactory.getLogger("io.postlog.consumer.BackfillRunner");
+	private static final Logger logger = LoggerFactory.getLogger("io.postlog.consumer.backfill.BackfillRunner");
 
-	private final ConsumerConfig config;
+	/** The consumer hosting the runner. */
+	private final BackfillHost config;
 
 	private final BackfillSettings settings;
 
@@ -30,7 +31,7 @@ final class BackfillConnection {
 
 	private @Nullable Connection connection;
 
-	BackfillConnection(ConsumerConfig config, BackfillSettings settings, BooleanSupplier stopped) {
+	BackfillConnection(BackfillHost config, BackfillSettings settings, BooleanSupplier stopped) {
 		this.config = config;
 		this.settings = settings;
 		this.stopped = stopped;
@@ -43,7 +44,7 @@ final class BackfillConnection {
 	 * @return the work's result, or {@code null} if the consumer stops or the backfill
 	 * was cancelled first
 	 */
-	<T> @Nullable T run(@Nullable Backfill backfill, Work<T> work) throws InterruptedException {
+	<T> @Nullable T run(@Nullable BackfillJob backfill, Work<T> work) throws InterruptedException {
 		for (int attempt = 1;; attempt++) {
 			if (this.stopped.getAsBoolean() || (backfill != null && backfill.cancelRequested())) {
 				return null;
@@ -58,12 +59,12 @@ final class BackfillConnection {
 			catch (SQLException ex) {
 				close();
 				boolean connectionLost = PgErrors.isConnectionFailure(ex);
-				if (!connectionLost && !this.config.retryPolicy().canRetry(attempt)) {
+				if (!connectionLost && !this.config.canRetry(attempt)) {
 					throw new SnapshotReadException("A backfill of slot " + this.config.slotName() + " failed", null,
 							null, ex);
 				}
-				Duration backOff = connectionLost ? this.config.reconnectPolicy().backOff(attempt)
-						: this.config.retryPolicy().backOff(attempt);
+				Duration backOff = connectionLost ? this.config.reconnectBackOff(attempt)
+						: this.config.retryBackOff(attempt);
 				logger.warn("Backfill of slot {} retrying in {} ms after {} (SQLState {})", this.config.slotName(),
 						backOff.toMillis(), ex.getClass().getName(), PgErrors.sqlState(ex));
 				Thread.sleep(backOff.toMillis());

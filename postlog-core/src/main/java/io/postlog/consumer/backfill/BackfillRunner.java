@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.backfill;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -44,8 +44,10 @@ import org.slf4j.LoggerFactory;
  * redoes the chunk, and those read after it, with new watermarks; what cannot succeed by
  * retrying fails the backfill, never the consumer. Thread-safe: {@link #submit} and
  * {@link #stop} may be called from any thread.
+ * <p>
+ * Internal: public only so the consumer can run it; not part of postlog's API.
  */
-final class BackfillRunner implements Runnable {
+public final class BackfillRunner implements Runnable {
 
 	private static final Logger logger = LoggerFactory.getLogger(BackfillRunner.class);
 
@@ -54,7 +56,7 @@ final class BackfillRunner implements Runnable {
 
 	private static final Duration PROGRESS_LOG_INTERVAL = Duration.ofSeconds(5);
 
-	private final ConsumerConfig config;
+	private final BackfillHost config;
 
 	private final BackfillSettings settings;
 
@@ -80,7 +82,7 @@ final class BackfillRunner implements Runnable {
 
 	private final LinkedBlockingQueue<Queued> queue = new LinkedBlockingQueue<>();
 
-	private final Map<String, Backfill> backfills = new ConcurrentHashMap<>();
+	private final Map<String, BackfillJob> backfills = new ConcurrentHashMap<>();
 
 	private volatile boolean stopped;
 
@@ -88,13 +90,17 @@ final class BackfillRunner implements Runnable {
 
 	private long lastLog;
 
-	BackfillRunner(ConsumerConfig config, BackfillSettings settings, BackfillWindow window, AckWindow ackWindow,
-			ConsumerStates states, ValueDecoders decoders, int serverVersion, boolean binary, boolean snapshotResumes) {
+	/**
+	 * Creates the runner of a consumer's backfills: chunks are read in binary when
+	 * {@code binary}; see {@link #snapshotResumes}.
+	 */
+	public BackfillRunner(BackfillHost config, BackfillSettings settings, BackfillWindow window, AckWindow ackWindow,
+			ValueDecoders decoders, int serverVersion, boolean binary, boolean snapshotResumes) {
 		this.config = config;
 		this.settings = settings;
 		this.window = window;
 		this.ackWindow = ackWindow;
-		this.settlement = new ChunkSettlement(states, ackWindow, () -> this.stopped);
+		this.settlement = new ChunkSettlement(config, ackWindow, () -> this.stopped);
 		this.watermarks = new Watermarks(serverVersion, settings.watermarkTable(), config.slotName());
 		this.store = new BackfillStore(settings.progressTable(), config.slotName());
 		this.reader = new BackfillReader(decoders, serverVersion);
@@ -104,22 +110,18 @@ final class BackfillRunner implements Runnable {
 	}
 
 	/**
-	 * Submits a backfill asked for from outside ({@link ReplicationConsumer#backfill}):
+	 * Submits a backfill asked for from outside (the consumer's {@code backfill}):
 	 * refused, before any statement runs, while the consumer holds
 	 * {@link BackfillSettings#maxQueued} unfinished backfills (one whose cancel was asked
 	 * for no longer counts). Requests are submitted one at a time, so two cannot both
 	 * take the last place.
-	 * @throws BackfillQueueFullException if the queue is full
+	 * @return the backfill, or {@code null} if the queue is full (the consumer refuses)
 	 * @see #submit
 	 */
-	synchronized Backfill request(Collection<TableId> tables) {
-		long unfinished = this.backfills.values()
-			.stream()
-			.filter((backfill) -> !backfill.cancelRequested()
-					&& (backfill.state() == Backfill.State.PENDING || backfill.state() == Backfill.State.RUNNING))
-			.count();
+	public synchronized @Nullable BackfillJob request(Collection<TableId> tables) {
+		long unfinished = this.backfills.values().stream().filter(BackfillJob::unfinished).count();
 		if (unfinished >= this.settings.maxQueued()) {
-			throw new BackfillQueueFullException(this.config.slotName(), this.settings.maxQueued());
+			return null;
 		}
 		return submit(tables);
 	}
@@ -127,17 +129,18 @@ final class BackfillRunner implements Runnable {
 	/**
 	 * Checks the tables (each must exist, be published and have a key) and records a new
 	 * backfill of them, which runs once those before it are done.
+	 * @return the backfill
 	 * @throws io.postlog.snapshot.KeylessTableException if a table has no key
 	 * @throws BackfillRefusedException if a table cannot be backfilled otherwise
 	 * @throws SnapshotReadException if a table does not exist or is not published, or the
 	 * progress cannot be recorded
 	 */
-	Backfill submit(Collection<TableId> tables) {
+	public BackfillJob submit(Collection<TableId> tables) {
 		List<TableId> distinct = new ArrayList<>(new LinkedHashSet<>(tables));
 		if (distinct.isEmpty()) {
 			throw new IllegalArgumentException("A backfill needs at least one table");
 		}
-		Backfill backfill = new Backfill(UUID.randomUUID().toString(), distinct);
+		BackfillJob backfill = new BackfillJob(UUID.randomUUID().toString(), distinct);
 		try (Connection planning = this.settings.readers().connect()) {
 			planning.setAutoCommit(true);
 			List<BackfillTable> planned = new ArrayList<>();
@@ -148,7 +151,7 @@ final class BackfillRunner implements Runnable {
 			}
 			this.store.create(planning);
 			this.watermarks.prepare(planning, this.config.publicationName());
-			this.store.insert(planning, backfill);
+			this.store.insert(planning, backfill.id(), backfill.tables());
 			// From here on no update of these tables may reach a subscription unmerged.
 			planned.forEach((table) -> this.window.activate(table, this.reader));
 		}
@@ -162,15 +165,17 @@ final class BackfillRunner implements Runnable {
 		return backfill;
 	}
 
-	List<Backfill> backfills() {
+	/** Returns the backfills this runner ran or runs, including those it resumed. */
+	public List<BackfillJob> backfills() {
 		return List.copyOf(this.backfills.values());
 	}
 
-	void stop() {
+	/** Asks the runner to end: its thread ends after the chunk it waits on. */
+	public void stop() {
 		this.stopped = true;
 	}
 
-	private void enqueue(Backfill backfill, BackfillStore.@Nullable Stored stored) {
+	private void enqueue(BackfillJob backfill, BackfillStore.@Nullable Stored stored) {
 		this.backfills.put(backfill.id(), backfill);
 		this.queue.add(new Queued(backfill, stored));
 	}
@@ -206,10 +211,10 @@ final class BackfillRunner implements Runnable {
 			}
 			catch (SQLException | PostlogException ex) {
 				// A PostlogException: the sink's chunk marks could not be read.
-				Duration backOff = this.config.retryPolicy().backOff(attempt);
+				Duration backOff = this.config.retryBackOff(attempt);
 				logger.warn("Could not read the backfills of slot {} (retrying in {} ms): {}", this.config.slotName(),
 						backOff.toMillis(), (ex instanceof SQLException sql)
-								? ex.getClass().getName() + " " + PgErrors.sqlState(sql) : Failures.describe(ex));
+								? ex.getClass().getName() + " " + PgErrors.sqlState(sql) : this.config.describe(ex));
 				Thread.sleep(backOff.toMillis());
 			}
 		}
@@ -222,7 +227,7 @@ final class BackfillRunner implements Runnable {
 	 * @param connection an ordinary connection in auto-commit
 	 * @throws SQLException if the progress cannot be read
 	 */
-	void resumeSnapshot(Connection connection) throws SQLException {
+	public void resumeSnapshot(Connection connection) throws SQLException {
 		this.store.create(connection);
 		load(connection, true);
 	}
@@ -236,8 +241,8 @@ final class BackfillRunner implements Runnable {
 				// the initial snapshot's decision.
 				continue;
 			}
-			Backfill backfill = new Backfill(stored.id, stored.tables);
-			committedMarks(stored);
+			BackfillJob backfill = new BackfillJob(stored.id, stored.tables);
+			stored.take(this.config.chunkMarks(stored.id));
 			Set<TableId> activated = new HashSet<>();
 			for (int i = 0; i < stored.tables.size(); i++) {
 				backfill.progressed(i, stored.rows.get(i), -1, stored.done.get(i));
@@ -248,29 +253,6 @@ final class BackfillRunner implements Runnable {
 			logger.info("Backfill {} of {} for slot {} resumes", backfill.id(), backfill.tables(),
 					this.config.slotName());
 			enqueue(backfill, stored);
-		}
-	}
-
-	/**
-	 * With a transactional store, takes what the sink committed over the progress table:
-	 * a chunk's mark commits with its rows, the progress row only after.
-	 */
-	private void committedMarks(BackfillStore.Stored stored) {
-		if (!this.config.checkpointStore().transactional()) {
-			return;
-		}
-		Map<Integer, ChunkMark> marks = this.config.checkpointStore().chunks(stored.id);
-		for (ChunkMark mark : marks.values()) {
-			int i = mark.ordinal();
-			if (i < 0 || i >= stored.tables.size() || stored.done.get(i)) {
-				continue;
-			}
-			if (mark.done()) {
-				stored.done.set(i, true);
-			}
-			else if (mark.afterKey() != null) {
-				stored.after.set(i, mark.afterKey());
-			}
 		}
 	}
 
@@ -288,9 +270,9 @@ final class BackfillRunner implements Runnable {
 	}
 
 	private void run(Queued queued) throws InterruptedException {
-		Backfill backfill = queued.backfill;
-		backfill.moveTo(Backfill.State.RUNNING, null);
-		this.config.listener().backfillStarted(backfill);
+		BackfillJob backfill = queued.backfill;
+		backfill.moveTo(BackfillJob.State.RUNNING, null);
+		this.config.started(backfill);
 		try {
 			for (int i = 0; i < backfill.parts().size(); i++) {
 				if (backfill.tableDone(i)) {
@@ -300,18 +282,18 @@ final class BackfillRunner implements Runnable {
 				ChunkRange range = (queued.stored != null) ? queued.stored.ranges.get(i) : null;
 				if (!table(backfill, i, after, range)) {
 					if (backfill.cancelRequested() && !this.stopped && forget(backfill)) {
-						backfill.moveTo(Backfill.State.CANCELLED, null);
+						backfill.moveTo(BackfillJob.State.CANCELLED, null);
 						logger.info("Backfill {} of {} for slot {} cancelled after {} rows", backfill.id(),
 								backfill.tables(), this.config.slotName(), backfill.rowsDone());
 					}
 					return;
 				}
 			}
-			forgetMarks(backfill);
-			backfill.moveTo(Backfill.State.COMPLETED, null);
+			this.config.forgetChunkMarks(backfill.id());
+			backfill.moveTo(BackfillJob.State.COMPLETED, null);
 			logger.info("Backfill {} of {} for slot {} completed: {} rows", backfill.id(), backfill.tables(),
 					this.config.slotName(), backfill.rowsDone());
-			this.config.listener().backfillCompleted(backfill);
+			this.config.completed(backfill);
 		}
 		catch (RuntimeException ex) {
 			// A refusal, a value that does not decode, a table gone: retrying cannot
@@ -328,7 +310,7 @@ final class BackfillRunner implements Runnable {
 	 * @return whether it got there (else the backfill was cancelled, or the consumer
 	 * stops)
 	 */
-	private boolean table(Backfill backfill, int ordinal, @Nullable List<String> resumeAfter,
+	private boolean table(BackfillJob backfill, int ordinal, @Nullable List<String> resumeAfter,
 			@Nullable ChunkRange range) throws InterruptedException {
 		TableId tableId = backfill.parts().get(ordinal);
 		BackfillTable table = this.connection.run(backfill,
@@ -411,7 +393,7 @@ final class BackfillRunner implements Runnable {
 		}
 	}
 
-	private boolean save(Backfill backfill, int ordinal, @Nullable List<String> position, long rows, boolean last)
+	private boolean save(BackfillJob backfill, int ordinal, @Nullable List<String> position, long rows, boolean last)
 			throws InterruptedException {
 		Boolean saved = this.connection.run(backfill, (c) -> {
 			this.store.save(c, backfill.id(), ordinal, position, rows, last);
@@ -439,7 +421,7 @@ final class BackfillRunner implements Runnable {
 	 * @return the chunk in flight (with no rows, and closed, if the table has none left),
 	 * or {@code null} if cancelled or stopping
 	 */
-	private @Nullable InFlight read(Backfill backfill, int ordinal, BackfillTable table, @Nullable ChunkRange range,
+	private @Nullable InFlight read(BackfillJob backfill, int ordinal, BackfillTable table, @Nullable ChunkRange range,
 			@Nullable List<String> after, int chunkNumber) throws InterruptedException {
 		if (!this.settlement.awaitStreaming(backfill)) {
 			return null;
@@ -486,43 +468,26 @@ final class BackfillRunner implements Runnable {
 		return rows;
 	}
 
-	private void failed(Backfill backfill, RuntimeException cause) throws InterruptedException {
+	private void failed(BackfillJob backfill, RuntimeException cause) throws InterruptedException {
 		logger.error("Backfill {} of {} for slot {} failed: {}", backfill.id(), backfill.tables(),
-				this.config.slotName(), Failures.describe(cause));
+				this.config.slotName(), this.config.describe(cause));
 		forget(backfill);
-		backfill.moveTo(Backfill.State.FAILED, cause);
+		backfill.moveTo(BackfillJob.State.FAILED, cause);
 	}
 
 	/** Deletes a backfill's progress row; {@code false} if the consumer stopped first. */
-	private boolean forget(Backfill backfill) throws InterruptedException {
+	private boolean forget(BackfillJob backfill) throws InterruptedException {
 		boolean forgotten = this.connection.run(null, (c) -> {
 			this.store.delete(c, backfill.id());
 			return true;
 		}) != null;
 		if (forgotten) {
-			forgetMarks(backfill);
+			this.config.forgetChunkMarks(backfill.id());
 		}
 		return forgotten;
 	}
 
-	/**
-	 * Deletes the sink's chunk marks of a backfill that ended, with a transactional
-	 * store.
-	 */
-	private void forgetMarks(Backfill backfill) {
-		if (!this.config.checkpointStore().transactional()) {
-			return;
-		}
-		try {
-			this.config.checkpointStore().forgetChunks(backfill.id());
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Could not delete the chunk marks of backfill {} of slot {} from {}: {}", backfill.id(),
-					this.config.slotName(), this.config.checkpointStore(), Failures.describe(ex));
-		}
-	}
-
-	private void logProgress(Backfill backfill, boolean force) {
+	private void logProgress(BackfillJob backfill, boolean force) {
 		long now = System.nanoTime();
 		if (force || now - this.lastLog > PROGRESS_LOG_INTERVAL.toNanos()) {
 			this.lastLog = now;
@@ -531,7 +496,7 @@ final class BackfillRunner implements Runnable {
 		}
 	}
 
-	private record Queued(Backfill backfill, BackfillStore.@Nullable Stored stored) {
+	private record Queued(BackfillJob backfill, BackfillStore.@Nullable Stored stored) {
 
 	}
 

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.backfill;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -30,18 +30,18 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The stream side of backfills (the DBLog watermark algorithm), on the delivery thread,
- * in front of the {@link Dispatcher}. For each chunk announced it records the key (and
- * transaction) of every streamed change of its table from the moment of the announcement;
- * the low watermark marks where its window opens, the high watermark where it closes.
- * Several chunks may be open at once (the runner reads the next chunk while the last one
- * is delivered): their key ranges do not overlap, and each has its own window. At the
- * commit of the high watermark's transaction, in stream order, the chunk's rows go to the
- * subscriptions as {@code SNAPSHOT} changes through {@link Dispatcher#snapshot}, but for
- * those whose key a streamed change won over: one committed after the low watermark, or
- * one the read did not see (the read's snapshot decides that, which covers a transaction
- * whose commit is in the WAL before the low watermark but was not yet visible when the
- * chunk was read). A chunk row's lane is the one a streamed change of its key takes, so
- * each key keeps its order on lanes.
+ * in front of the consumer's dispatcher ({@link Downstream}). For each chunk announced it
+ * records the key (and transaction) of every streamed change of its table from the moment
+ * of the announcement; the low watermark marks where its window opens, the high watermark
+ * where it closes. Several chunks may be open at once (the runner reads the next chunk
+ * while the last one is delivered): their key ranges do not overlap, and each has its own
+ * window. At the commit of the high watermark's transaction, in stream order, the chunk's
+ * rows go to the subscriptions as {@code SNAPSHOT} changes through
+ * {@link Downstream#snapshot}, but for those whose key a streamed change won over: one
+ * committed after the low watermark, or one the read did not see (the read's snapshot
+ * decides that, which covers a transaction whose commit is in the WAL before the low
+ * watermark but was not yet visible when the chunk was read). A chunk row's lane is the
+ * one a streamed change of its key takes, so each key keeps its order on lanes.
  * <p>
  * Slices: from the high watermark's commit on, the chunk's rows go a slice
  * ({@value #BATCH} rows) at a time: one slice after each streamed transaction, and the
@@ -52,7 +52,7 @@ import org.slf4j.LoggerFactory;
  * <p>
  * With a transactional checkpoint store a chunk goes whole at its high watermark's
  * commit, and its rows commit in one sink transaction with the chunk's mark
- * ({@link Dispatcher#chunkDone}); a failure before that rolls them back, and the chunk
+ * ({@link Downstream#chunkDone}); a failure before that rolls them back, and the chunk
  * goes again from its first row.
  * <p>
  * TOAST: an update that does not resend a TOASTed value would give a subscription an
@@ -74,8 +74,10 @@ import org.slf4j.LoggerFactory;
  * Watermarks and changes of postlog's backfill tables never reach a subscription. Not
  * thread-safe but for {@link #open}, {@link #close}, {@link #activate} and
  * {@link #deactivate}.
+ * <p>
+ * Internal: public only so the consumer can install it; not part of postlog's API.
  */
-final class BackfillWindow {
+public final class BackfillWindow {
 
 	private static final Logger logger = LoggerFactory.getLogger(BackfillWindow.class);
 
@@ -84,9 +86,10 @@ final class BackfillWindow {
 	/** How many of the last delivered transactions' ids the window keeps. */
 	static final int DELIVERED = 65_536;
 
-	private final ConsumerConfig config;
+	/** The consumer hosting the window. */
+	private final BackfillHost config;
 
-	private final Dispatcher dispatcher;
+	private final Downstream dispatcher;
 
 	private final @Nullable Watermarks watermarks;
 
@@ -116,15 +119,24 @@ final class BackfillWindow {
 
 	private @Nullable Connection merging;
 
-	BackfillWindow(ConsumerConfig config, Dispatcher dispatcher, @Nullable Watermarks watermarks,
-			@Nullable BackfillSettings settings) {
+	/**
+	 * Creates the window of a consumer with backfills.
+	 * @param config the consumer hosting it
+	 * @param maxTransactionChanges the most changes the consumer delivers as one batch
+	 * @param dispatcher where events and chunk rows go on to
+	 * @param settings how the consumer backfills
+	 * @param serverVersion the server's version number, which decides the watermarks
+	 */
+	public BackfillWindow(BackfillHost config, int maxTransactionChanges, Downstream dispatcher,
+			@Nullable BackfillSettings settings, int serverVersion) {
 		this.config = config;
 		this.dispatcher = dispatcher;
-		this.watermarks = watermarks;
+		this.watermarks = (settings != null)
+				? new Watermarks(serverVersion, settings.watermarkTable(), config.slotName()) : null;
 		this.progressTable = (settings != null) ? settings.progressTable() : null;
 		this.readers = (settings != null) ? settings.readers() : null;
-		this.batchSize = Math.min(BATCH, config.maxTransactionChanges());
-		this.effectOnce = config.checkpointStore().transactional();
+		this.batchSize = Math.min(BATCH, maxTransactionChanges);
+		this.effectOnce = config.effectOnce();
 		this.delivered = (settings != null) ? new Delivered(DELIVERED) : null;
 	}
 
@@ -166,7 +178,7 @@ final class BackfillWindow {
 	 * @param event an event of an open transaction
 	 * @return the shapes, empty for any other event
 	 */
-	List<BackfillTable.ReadShape> readShapes(Event event) {
+	public List<BackfillTable.ReadShape> readShapes(Event event) {
 		OpenChunk[] chunks = this.open;
 		if (chunks.length == 0) {
 			return List.of();
@@ -200,7 +212,14 @@ final class BackfillWindow {
 		}
 	}
 
-	void deliver(Event event) throws InterruptedException {
+	/**
+	 * Hands one streamed event on, recording it for the chunks open and delivering the
+	 * rows of a chunk whose high watermark's transaction it commits. Watermarks and
+	 * changes of the progress table go no further.
+	 * @param event the event
+	 * @throws InterruptedException if interrupted while waiting for room
+	 */
+	public void deliver(Event event) throws InterruptedException {
 		OpenChunk[] chunks = this.open;
 		if (event instanceof Event.Begin begin) {
 			if (this.delivered != null) {
@@ -304,7 +323,7 @@ final class BackfillWindow {
 	 * Whether chunk rows wait to be delivered: {@link #deliverPending} delivers them
 	 * between streamed transactions.
 	 */
-	boolean hasPending() {
+	public boolean hasPending() {
 		return !this.pending.isEmpty();
 	}
 
@@ -313,7 +332,7 @@ final class BackfillWindow {
 	 * are all delivered or the stream has something waiting. Outside a transaction only.
 	 * @param streamWaiting whether the stream has an event waiting
 	 */
-	void deliverPending(BooleanSupplier streamWaiting) throws InterruptedException {
+	public void deliverPending(BooleanSupplier streamWaiting) throws InterruptedException {
 		while (!this.pending.isEmpty() && !this.dispatcher.inTransaction() && !streamWaiting.getAsBoolean()) {
 			deliverSlice();
 		}
@@ -350,7 +369,7 @@ final class BackfillWindow {
 	 */
 	private boolean committed(PendingChunk slices) {
 		ChunkMark mark = slices.chunk.mark;
-		if (mark == null || !mark.equals(this.config.checkpointStore().chunks(mark.backfillId()).get(mark.ordinal()))) {
+		if (mark == null || !mark.equals(this.config.chunkMarks(mark.backfillId()).get(mark.ordinal()))) {
 			return false;
 		}
 		this.pending.poll();
@@ -458,7 +477,7 @@ final class BackfillWindow {
 	}
 
 	/** Closes the connection merges read on; on the delivery thread as it ends. */
-	void closeConnection() {
+	public void closeConnection() {
 		Connection connection = this.merging;
 		this.merging = null;
 		if (connection != null) {

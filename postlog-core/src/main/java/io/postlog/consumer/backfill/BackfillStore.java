@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.backfill;
 
 import java.sql.Array;
 import java.sql.Connection;
@@ -15,6 +15,7 @@ import java.util.Map;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
+import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.snapshot.ChunkRange;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -144,13 +145,13 @@ final class BackfillStore {
 		}
 	}
 
-	void insert(Connection connection, Backfill backfill) throws SQLException {
+	void insert(Connection connection, String backfillId, List<TableId> tables) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + this.quoted
 				+ " (slot_name, backfill_id, ordinal, table_schema, table_name) VALUES (?, ?, ?, ?, ?)")) {
-			for (int i = 0; i < backfill.tables().size(); i++) {
-				TableId table = backfill.tables().get(i);
+			for (int i = 0; i < tables.size(); i++) {
+				TableId table = tables.get(i);
 				statement.setString(1, this.slotName);
-				statement.setString(2, backfill.id());
+				statement.setString(2, backfillId);
 				statement.setInt(3, i);
 				statement.setString(4, table.schema());
 				statement.setString(5, table.name());
@@ -251,6 +252,26 @@ final class BackfillStore {
 
 		Stored(String id) {
 			this.id = id;
+		}
+
+		/**
+		 * Takes what the sink committed over this record, with a transactional store: a
+		 * chunk's mark commits with its rows, the progress row only after.
+		 * @param marks the sink's chunk marks of this backfill, by part
+		 */
+		void take(Map<Integer, ChunkMark> marks) {
+			for (ChunkMark mark : marks.values()) {
+				int i = mark.ordinal();
+				if (i < 0 || i >= this.tables.size() || this.done.get(i)) {
+					continue;
+				}
+				if (mark.done()) {
+					this.done.set(i, true);
+				}
+				else if (mark.afterKey() != null) {
+					this.after.set(i, mark.afterKey());
+				}
+			}
 		}
 
 	}

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.backfill;
 
 import java.time.Instant;
 import java.util.ArrayList;

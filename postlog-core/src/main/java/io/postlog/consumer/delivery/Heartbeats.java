@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,12 +20,15 @@ import org.slf4j.LoggerFactory;
  * 14. Each heartbeat that can be read is reported to the monitor when delivery reaches
  * it, so that its round trip is the same commit-to-delivery time as a change's. Used on
  * the delivery thread; the monitor is thread-safe.
+ * <p>
+ * Internal: public only so the consumer can use it; not part of postlog's API.
  */
-final class Heartbeats {
+public final class Heartbeats {
 
 	private static final Logger logger = LoggerFactory.getLogger(Heartbeats.class);
 
-	static final Heartbeats NONE = new Heartbeats(null, null);
+	/** Recognises heartbeat messages and reports them to no monitor. */
+	public static final Heartbeats NONE = new Heartbeats(null, null);
 
 	private final @Nullable HeartbeatMonitor monitor;
 
@@ -39,7 +42,7 @@ final class Heartbeats {
 	 * @param table the heartbeat table whose changes are heartbeats, or {@code null} when
 	 * heartbeats are messages
 	 */
-	Heartbeats(@Nullable HeartbeatMonitor monitor, @Nullable TableId table) {
+	public Heartbeats(@Nullable HeartbeatMonitor monitor, @Nullable TableId table) {
 		this.monitor = monitor;
 		this.table = table;
 	}
@@ -49,7 +52,7 @@ final class Heartbeats {
 	 * @param message a message from the stream
 	 * @return {@code true} if no subscription may see it
 	 */
-	boolean consume(LogicalMessage message) {
+	public boolean consume(LogicalMessage message) {
 		if (!Heartbeat.PREFIX.equals(message.prefix())) {
 			return false;
 		}
@@ -66,7 +69,7 @@ final class Heartbeats {
 	 * @param change a change from the stream
 	 * @return {@code true} if no subscription may see it
 	 */
-	boolean consume(Change change) {
+	public boolean consume(Change change) {
 		TableId heartbeatTable = this.table;
 		if (heartbeatTable == null || !heartbeatTable.equals(change.table())) {
 			return false;
@@ -82,7 +85,7 @@ final class Heartbeats {
 	/**
 	 * Tells the monitor that a stream started and reports what it reads from now on.
 	 */
-	void streamStarted() {
+	public void streamStarted() {
 		HeartbeatMonitor monitor = this.monitor;
 		if (monitor != null) {
 			try {

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.backfill;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -19,12 +19,16 @@ import org.slf4j.LoggerFactory;
  * reads the chunks not done between watermarks while the slot streams from the snapshot's
  * consistent point. Each part holds its chunk's range as numbers ({@link ChunkRange}); a
  * done part is not read again. Used on the delivery thread; callers pass the connection.
+ * <p>
+ * Internal: public only so the consumer's initial snapshot can use it; not part of
+ * postlog's API.
  */
-final class SnapshotChunkRecord {
+public final class SnapshotChunkRecord {
 
 	private static final Logger logger = LoggerFactory.getLogger(SnapshotChunkRecord.class);
 
-	private final ConsumerConfig config;
+	/** The consumer hosting the backfills. */
+	private final BackfillHost config;
 
 	private final BackfillRunner runner;
 
@@ -34,8 +38,16 @@ final class SnapshotChunkRecord {
 
 	private final BackfillReader reader;
 
-	SnapshotChunkRecord(ConsumerConfig config, BackfillSettings settings, BackfillRunner runner, BackfillReader reader,
-			int serverVersion) {
+	/**
+	 * Creates the record of a consumer with backfills.
+	 * @param config the consumer hosting the backfills
+	 * @param settings how it backfills
+	 * @param runner the runner that resumes an interrupted snapshot
+	 * @param reader plans the tables
+	 * @param serverVersion the server's version number
+	 */
+	public SnapshotChunkRecord(BackfillHost config, BackfillSettings settings, BackfillRunner runner,
+			BackfillReader reader, int serverVersion) {
 		this.config = config;
 		this.runner = runner;
 		this.store = new BackfillStore(settings.progressTable(), config.slotName());
@@ -43,16 +55,23 @@ final class SnapshotChunkRecord {
 		this.reader = reader;
 	}
 
-	/** Returns a new id for a snapshot's record. */
-	static String newId() {
+	/**
+	 * Returns a new id for a snapshot's record.
+	 * @return the id
+	 */
+	public static String newId() {
 		return BackfillStore.SNAPSHOT_PREFIX + UUID.randomUUID();
 	}
 
 	/**
 	 * Returns whether an interrupted snapshot of the table could be resumed by a
 	 * backfill: it has a key and is not partitioned.
+	 * @param connection an ordinary connection
+	 * @param table the table
+	 * @return whether it could be resumed
+	 * @throws SQLException if the table cannot be planned
 	 */
-	boolean resumable(Connection connection, TableId table) throws SQLException {
+	public boolean resumable(Connection connection, TableId table) throws SQLException {
 		try {
 			this.reader.plan(connection, table, this.config.publicationName());
 			return true;
@@ -72,19 +91,30 @@ final class SnapshotChunkRecord {
 	 * @param chunks the chunks
 	 * @throws SQLException if they cannot be recorded
 	 */
-	void record(Connection connection, String id, List<ChunkRange> chunks) throws SQLException {
+	public void record(Connection connection, String id, List<ChunkRange> chunks) throws SQLException {
 		this.store.create(connection);
 		this.watermarks.prepare(connection, this.config.publicationName());
 		this.store.insertSnapshot(connection, id, chunks);
 	}
 
-	/** Records that every subscription finished a chunk. */
-	void done(Connection connection, String id, int ordinal) throws SQLException {
+	/**
+	 * Records that every subscription finished a chunk.
+	 * @param connection an ordinary connection in auto-commit
+	 * @param id the snapshot's id
+	 * @param ordinal the chunk's position in the record
+	 * @throws SQLException if it cannot be recorded
+	 */
+	public void done(Connection connection, String id, int ordinal) throws SQLException {
 		this.store.save(connection, id, ordinal, null, 0, true);
 	}
 
-	/** Removes the record once the snapshot was handed over. */
-	void forget(Connection connection, String id) throws SQLException {
+	/**
+	 * Removes the record once the snapshot was handed over.
+	 * @param connection an ordinary connection in auto-commit
+	 * @param id the snapshot's id
+	 * @throws SQLException if it cannot be removed
+	 */
+	public void forget(Connection connection, String id) throws SQLException {
 		this.store.delete(connection, id);
 	}
 
@@ -93,7 +123,7 @@ final class SnapshotChunkRecord {
 	 * @param connection an ordinary connection in auto-commit
 	 * @throws SQLException if the record cannot be read
 	 */
-	void resume(Connection connection) throws SQLException {
+	public void resume(Connection connection) throws SQLException {
 		this.runner.resumeSnapshot(connection);
 	}
 

@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.backfill;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -18,14 +18,14 @@ final class ChunkSettlement {
 	/** How long a chunk may take to come through the stream before it is redone. */
 	private static final Duration CHUNK_TIMEOUT = Duration.ofSeconds(60);
 
-	private final ConsumerStates states;
+	private final BackfillHost consumer;
 
 	private final AckWindow ackWindow;
 
 	private final BooleanSupplier stopped;
 
-	ChunkSettlement(ConsumerStates states, AckWindow ackWindow, BooleanSupplier stopped) {
-		this.states = states;
+	ChunkSettlement(BackfillHost consumer, AckWindow ackWindow, BooleanSupplier stopped) {
+		this.consumer = consumer;
 		this.ackWindow = ackWindow;
 		this.stopped = stopped;
 	}
@@ -37,7 +37,7 @@ final class ChunkSettlement {
 	 * @return {@code false} if it did not within the timeout (the chunk is dropped), or
 	 * the backfill was cancelled or the consumer stops
 	 */
-	boolean awaitSettled(Backfill backfill, OpenChunk chunk, Runnable progress) throws InterruptedException {
+	boolean awaitSettled(BackfillJob backfill, OpenChunk chunk, Runnable progress) throws InterruptedException {
 		long deadline = System.nanoTime() + CHUNK_TIMEOUT.toNanos();
 		boolean delivered = false;
 		while (!delivered) {
@@ -63,13 +63,12 @@ final class ChunkSettlement {
 	}
 
 	/** Waits while the stream does not run. */
-	boolean awaitStreaming(Backfill backfill) throws InterruptedException {
+	boolean awaitStreaming(BackfillJob backfill) throws InterruptedException {
 		while (true) {
 			if (this.stopped.getAsBoolean() || backfill.cancelRequested()) {
 				return false;
 			}
-			ConsumerState state = this.states.get();
-			if (state == ConsumerState.RUNNING || state == ConsumerState.RETRYING) {
+			if (this.consumer.streaming()) {
 				return true;
 			}
 			if (ended()) {
@@ -81,8 +80,7 @@ final class ChunkSettlement {
 
 	/** Whether the consumer ended: {@code FAILED} or {@code STOPPED}. */
 	boolean ended() {
-		ConsumerState state = this.states.get();
-		return state == ConsumerState.FAILED || state == ConsumerState.STOPPED;
+		return this.consumer.ended();
 	}
 
 	/**

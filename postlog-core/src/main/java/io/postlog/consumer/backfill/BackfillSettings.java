@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.backfill;
 
 import java.util.Objects;
 
@@ -20,17 +20,26 @@ import io.postlog.snapshot.SnapshotConnections;
  * backfilled ({@code postlog.snapshot.new-tables=backfill})
  * @param maxQueued the most unfinished backfills (pending or running) a request may find
  * before it is refused ({@code postlog.snapshot.max-queued-backfills})
+ * <p>
+ * Internal: public only so the consumer's builder can make it; not part of postlog's API.
  */
-record BackfillSettings(int chunkSize, TableId watermarkTable, TableId progressTable, SnapshotConnections readers,
-		boolean newTables, int maxQueued) {
+public record BackfillSettings(int chunkSize, TableId watermarkTable, TableId progressTable,
+		SnapshotConnections readers, boolean newTables, int maxQueued) {
 
-	static final int DEFAULT_MAX_QUEUED = 16;
+	/** The default of {@code maxQueued}. */
+	public static final int DEFAULT_MAX_QUEUED = 16;
 
-	static final TableId DEFAULT_WATERMARK_TABLE = TableId.parse("postlog_watermark");
+	/** The default watermark table. */
+	public static final TableId DEFAULT_WATERMARK_TABLE = TableId.parse("postlog_watermark");
 
-	static final TableId DEFAULT_PROGRESS_TABLE = TableId.parse("postlog_backfill");
+	/** The default progress table. */
+	public static final TableId DEFAULT_PROGRESS_TABLE = TableId.parse("postlog_backfill");
 
-	BackfillSettings {
+	/**
+	 * Checks the settings.
+	 * @throws ReplicationConsumerException if one is out of range
+	 */
+	public BackfillSettings {
 		if (chunkSize < 1) {
 			throw new ReplicationConsumerException(
 					"Invalid consumer configuration: backfill chunk size (at least 1), not " + chunkSize);

@@ -4,6 +4,7 @@ import java.util.Map;
 
 import io.postlog.Lsn;
 import io.postlog.consumer.checkpoint.ChunkMark;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a consumer keeps its progress besides the replication slot. By default (no store
@@ -31,6 +32,14 @@ import io.postlog.consumer.checkpoint.ChunkMark;
  * commits; after a crash, a chunk whose mark committed is not delivered again, and one
  * whose mark did not commit is delivered again whole. A transactional store that does not
  * record chunks is refused with snapshots and backfills.
+ * <p>
+ * Schema changes: a transactional store that {@link #recordsShapes() records shapes}
+ * keeps, beside its checkpoint, the last known shape of each table as of that checkpoint
+ * ({@link #recordShapes}, in the sink transaction that moves it). A new process starts
+ * its schema tracking from them ({@link #shapes()}), so a schema change committed after
+ * the checkpoint is announced after a restart too, before the first row in the new shape.
+ * Without it, the first Relation message of each table after a restart is that table's
+ * starting shape.
  * <p>
  * The consumer calls a store on its delivery thread only, one call at a time, but for
  * {@link #chunks} and {@link #forgetChunks}, which the backfill thread may call too.
@@ -102,6 +111,34 @@ public interface CheckpointStore {
 	 * @param backfillId the backfill
 	 */
 	default void forgetChunks(String backfillId) {
+	}
+
+	/**
+	 * Returns whether the store keeps the tables' shapes with its checkpoint
+	 * ({@link #recordShapes}).
+	 * @return {@code true} if it does
+	 */
+	default boolean recordsShapes() {
+		return false;
+	}
+
+	/**
+	 * Writes tables' shapes inside the open sink transaction, which then commits with
+	 * {@link #commit(Lsn)}: the consumer passes only those that changed since the last
+	 * commit. A shape is the consumer's text (column names, types and flags, never a row
+	 * value), kept as it is.
+	 * @param shapes the shapes by relation OID; a {@code null} shape forgets the table
+	 */
+	default void recordShapes(Map<Long, @Nullable String> shapes) {
+		throw new UnsupportedOperationException(this + " does not record shapes");
+	}
+
+	/**
+	 * Reads the shapes committed with the checkpoint, outside any sink transaction.
+	 * @return the shapes by relation OID, empty when there are none
+	 */
+	default Map<Long, String> shapes() {
+		return Map.of();
 	}
 
 }

@@ -246,6 +246,20 @@ record ConsumerConfig(String slotName, SlotLifecycle slotLifecycle, String publi
 		return this.ddlEvents || this.subscriptions.stream().anyMatch((s) -> s.schemaHandler() != null);
 	}
 
+	/**
+	 * Returns this configuration with another checkpoint store (the configured one
+	 * wrapped), checked again like the rest.
+	 */
+	ConsumerConfig withCheckpointStore(CheckpointStore store) {
+		return new ConsumerConfig(this.slotName, this.slotLifecycle, this.publicationName, this.publicationMode,
+				this.tables, this.filters, this.binary, this.decoder, this.retryPolicy, this.reconnectPolicy,
+				this.statusInterval, this.connectTimeout, this.maxTransactionChanges, this.maxUnacknowledged,
+				this.readAheadEvents, this.readAheadBytes, this.stopTimeout, this.listener, this.valueDecoders,
+				this.subscriptions, this.streams, this.admin, store, this.checkpointBatch, this.checkpointBatchDelay,
+				this.streaming, this.walSafety, this.snapshot, this.backfill, this.unacknowledgedWarning, this.masks,
+				this.ddlEvents);
+	}
+
 	boolean wantsMessages() {
 		return this.subscriptions.stream().anyMatch((s) -> s.kind() == Recipient.Kind.MESSAGE);
 	}

@@ -19,6 +19,7 @@ import io.postlog.consumer.delivery.StopSignal;
 import io.postlog.consumer.spill.SpillLimitExceededException;
 import io.postlog.consumer.spill.StreamedTransactions;
 import io.postlog.decoder.LogicalDecoder;
+import io.postlog.schema.SchemaTracker;
 import io.postlog.stream.LogicalStream;
 import io.postlog.stream.StreamRequest;
 import io.postlog.types.ValueDecoders;
@@ -134,6 +135,12 @@ final class DeliveryContract implements Runnable {
 
 	private final DeliverySession session;
 
+	/**
+	 * The checkpoint store that keeps the tables' shapes, until they were read at the
+	 * first session; {@code null} with a store that keeps none.
+	 */
+	private @Nullable ShapeCheckpoints shapes;
+
 	private volatile @Nullable Throwable fatal;
 
 	private volatile boolean ended;
@@ -142,6 +149,12 @@ final class DeliveryContract implements Runnable {
 
 	DeliveryContract(ConsumerConfig config, ConsumerSetup.Result setup, ConsumerStates states, AckWindow window,
 			ValueDecoders decoders, StreamingSpill spill, SubscriptionControls controls) {
+		SchemaTracker schemas = DeliverySession.tracker(config, window);
+		CheckpointStore store = ShapeCheckpoints.around(config.checkpointStore(), schemas);
+		this.shapes = (store instanceof ShapeCheckpoints kept) ? kept : null;
+		if (this.shapes != null) {
+			config = config.withCheckpointStore(store);
+		}
 		this.config = config;
 		this.controls = controls;
 		this.setup = setup;
@@ -163,7 +176,8 @@ final class DeliveryContract implements Runnable {
 		this.snapshot = snapshots ? new InitialSnapshot(config, snapshot, setup.heartbeatTable(), config.admin(),
 				decoders, this.dispatcher, window, states, this.stop, chunkRecord) : null;
 		this.session = new DeliverySession(config, setup, decoders, spill, this.threads, window, this.dispatcher,
-				(this.backfills != null) ? this.backfills.window() : null, controls, this.stop, () -> this.fatal);
+				(this.backfills != null) ? this.backfills.window() : null, controls, this.stop, () -> this.fatal,
+				schemas);
 	}
 
 	void start() {
@@ -253,6 +267,7 @@ final class DeliveryContract implements Runnable {
 		while (!this.stop.requested() && this.fatal == null) {
 			LogicalStream stream;
 			try {
+				startTracking();
 				handOver();
 				startSubscriptions();
 				stream = this.config.streams().open(request());
@@ -362,6 +377,18 @@ final class DeliveryContract implements Runnable {
 	 * Starts the subscriptions asked to start, while nothing is in flight, and sets each
 	 * back to its position; the session about to open streams from the lowest of them.
 	 */
+	/**
+	 * Starts schema tracking from the shapes kept with the checkpoint, once, before the
+	 * first session streams: a failure is retried like opening the stream.
+	 */
+	private void startTracking() {
+		ShapeCheckpoints kept = this.shapes;
+		if (kept != null) {
+			kept.startTracking();
+			this.shapes = null;
+		}
+	}
+
 	private void startSubscriptions() {
 		if (this.window.size() > 0 || this.dispatcher.inTransaction() || !this.controls.startWaiting()) {
 			return;

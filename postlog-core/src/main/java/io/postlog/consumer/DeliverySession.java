@@ -107,7 +107,8 @@ final class DeliverySession {
 
 	DeliverySession(ConsumerConfig config, ConsumerSetup.Result setup, ValueDecoders decoders, StreamingSpill spill,
 			ConsumerThreads threads, AckWindow window, Dispatcher dispatcher, @Nullable BackfillWindow backfills,
-			SubscriptionControls controls, StopSignal stop, Supplier<@Nullable Throwable> fatal) {
+			SubscriptionControls controls, StopSignal stop, Supplier<@Nullable Throwable> fatal,
+			@Nullable SchemaTracker schemas) {
 		this.config = config;
 		this.setup = setup;
 		AdminConnections admin = config.admin();
@@ -121,15 +122,27 @@ final class DeliverySession {
 		this.controls = controls;
 		this.stop = stop;
 		this.fatal = fatal;
-		this.schemas = config.wantsSchemaChanges() ? new SchemaTracker((admin != null) ? (relation) -> admin.apply(
-				"Reading relation OID " + Integer.toUnsignedString(relation.relationId()) + " from the catalog",
-				(connection) -> SchemaCatalog.query(connection, relation)) : null) : null;
-		if (this.schemas != null) {
-			this.schemas.prunedBy(window::acked);
+		this.schemas = schemas;
+	}
+
+	/**
+	 * Returns the tables' shapes across sessions, when a subscription takes schema
+	 * changes.
+	 * @return the tracker, or {@code null}
+	 */
+	static @Nullable SchemaTracker tracker(ConsumerConfig config, AckWindow window) {
+		AdminConnections admin = config.admin();
+		SchemaTracker schemas = config.wantsSchemaChanges() ? new SchemaTracker((admin != null) ? (relation) -> admin
+			.apply("Reading relation OID " + Integer.toUnsignedString(relation.relationId()) + " from the catalog",
+					(connection) -> SchemaCatalog.query(connection, relation))
+				: null) : null;
+		if (schemas != null) {
+			schemas.prunedBy(window::acked);
 		}
-		if (this.schemas != null && config.ddlEvents()) {
-			this.schemas.withDdlEvents();
+		if (schemas != null && config.ddlEvents()) {
+			schemas.withDdlEvents();
 		}
+		return schemas;
 	}
 
 	/**

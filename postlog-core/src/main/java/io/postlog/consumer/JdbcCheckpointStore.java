@@ -16,6 +16,7 @@ import io.postlog.consumer.checkpoint.CheckpointStoreException;
 import io.postlog.consumer.checkpoint.CheckpointTable;
 import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.checkpoint.ChunkTable;
+import io.postlog.consumer.checkpoint.ShapeTable;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +30,10 @@ import org.slf4j.LoggerFactory;
  * therefore commit together or not at all, and after a crash the consumer skips exactly
  * what was committed. The chunks of snapshots and backfills are marked in the
  * {@link ChunkTable} beside it ({@code postlog_checkpoint_chunks}), created when first
- * needed, in the sink transaction of their rows.
+ * needed, in the sink transaction of their rows. The tables' last known shapes, for
+ * schema changes, are kept in the {@link ShapeTable} beside it
+ * ({@code postlog_checkpoint_shapes}), created when first written, in the sink
+ * transaction that moves the checkpoint.
  * <p>
  * The data source may point at another database than the slot's (the sink's own): only
  * the checkpoint and the handlers' work live there. Use a pooled data source: one
@@ -63,9 +67,16 @@ public final class JdbcCheckpointStore implements CheckpointStore {
 
 	private final ChunkTable chunkTable;
 
+	private final ShapeTable shapeTable;
+
 	private volatile boolean initialized;
 
 	private volatile boolean chunksInitialized;
+
+	private volatile boolean shapesInitialized;
+
+	/** Whether the open sink transaction made sure the shape table exists. */
+	private boolean shapesEnsured;
 
 	private @Nullable Connection connection;
 
@@ -78,6 +89,7 @@ public final class JdbcCheckpointStore implements CheckpointStore {
 		this.table = table;
 		this.createTable = createTable;
 		this.chunkTable = ChunkTable.beside(table);
+		this.shapeTable = ShapeTable.beside(table);
 	}
 
 	/**
@@ -189,6 +201,7 @@ public final class JdbcCheckpointStore implements CheckpointStore {
 			this.table.write(current, this.expected, commitLsn);
 			current.commit();
 			this.expected = commitLsn;
+			this.shapesInitialized |= this.shapesEnsured;
 		}
 		catch (SQLException ex) {
 			throw failure("Committing the sink transaction", ex);
@@ -237,6 +250,37 @@ public final class JdbcCheckpointStore implements CheckpointStore {
 		}
 	}
 
+	@Override
+	public boolean recordsShapes() {
+		return true;
+	}
+
+	@Override
+	public void recordShapes(Map<Long, @Nullable String> shapes) {
+		Connection current = this.connection;
+		if (current == null) {
+			throw new IllegalStateException("No sink transaction is open on " + this.table);
+		}
+		if (!this.shapesInitialized) {
+			// On the sink transaction's own connection: a table created here commits with
+			// its first shapes, or is gone with them.
+			this.shapeTable.ensure(current, this.createTable);
+			this.shapesEnsured = true;
+		}
+		this.shapeTable.write(current, shapes);
+	}
+
+	@Override
+	public Map<Long, String> shapes() {
+		initialize();
+		try (Connection borrowed = this.dataSource.getConnection()) {
+			return this.shapeTable.read(borrowed);
+		}
+		catch (SQLException ex) {
+			throw failure("Opening a connection to read the table shapes", ex);
+		}
+	}
+
 	private void initializeChunks() {
 		if (this.chunksInitialized) {
 			return;
@@ -260,6 +304,7 @@ public final class JdbcCheckpointStore implements CheckpointStore {
 
 	private void end(Connection current) {
 		this.connection = null;
+		this.shapesEnsured = false;
 		this.guarded = null;
 		try {
 			if (!current.getAutoCommit()) {

@@ -27,7 +27,8 @@ import org.slf4j.LoggerFactory;
  * {@code ANALYZE}), so only these messages cost work here, never a row: each one reads
  * the catalog once (attribute numbers, nullability, type names), which tells renames from
  * drops plus adds exactly while the table exists. The first Relation message of a table
- * is its starting shape and yields nothing.
+ * is its starting shape and yields nothing, unless a shape was kept for it
+ * ({@link #startFrom(Map)}).
  * <p>
  * Each table keeps a short history of the shapes it took, by the commit LSN they were
  * learnt at: the newest one at or before the acknowledged position and every later one
@@ -36,9 +37,13 @@ import org.slf4j.LoggerFactory;
  * the shapes in force there, so a transaction sent again yields the same schema changes
  * again (same kind, shapes and commit LSN), in the same place: at-least-once holds for
  * schema changes as it does for rows. A Relation message in a transaction before the one
- * the current shape was learnt in changes nothing. The history lives in memory: after a
- * process restart the first Relation message of a table is its starting shape again. Not
- * thread-safe: the reader thread's, across the consumer's sessions.
+ * the current shape was learnt in changes nothing. The history lives in memory; a
+ * checkpoint store that keeps shapes writes {@link #shapesAt(Lsn) the shapes in force at
+ * each checkpoint} with it, and a new process {@link #startFrom(Map) starts from them},
+ * so that after a restart the first Relation message of a table is compared with the
+ * shape as of the checkpoint; without one, it is the table's starting shape again. Not
+ * thread-safe but for {@link #shapesAt(Lsn)}, which any thread may call: the rest is the
+ * reader thread's, across the consumer's sessions.
  */
 public final class SchemaTracker {
 
@@ -46,7 +51,10 @@ public final class SchemaTracker {
 
 	private final @Nullable SchemaCatalog catalog;
 
-	/** Each table's shapes, oldest first; a {@code null} shape marks a dropped table. */
+	/**
+	 * Each table's shapes, oldest first; a {@code null} shape marks a dropped table. Its
+	 * monitor guards every access: {@link #shapesAt(Lsn)} reads it from another thread.
+	 */
 	private final Map<Integer, Deque<Learnt>> shapes = new HashMap<>();
 
 	/** The acknowledged position, below which one shape per table is enough. */
@@ -84,6 +92,12 @@ public final class SchemaTracker {
 	 * delivers commits at or after it
 	 */
 	public void rewind(Lsn from) {
+		synchronized (this.shapes) {
+			rewindLocked(from);
+		}
+	}
+
+	private void rewindLocked(Lsn from) {
 		Iterator<Deque<Learnt>> tables = this.shapes.values().iterator();
 		while (tables.hasNext()) {
 			Deque<Learnt> history = tables.next();
@@ -103,7 +117,64 @@ public final class SchemaTracker {
 	 * @return the count
 	 */
 	int kept() {
-		return this.shapes.values().stream().mapToInt(Deque::size).sum();
+		synchronized (this.shapes) {
+			return this.shapes.values().stream().mapToInt(Deque::size).sum();
+		}
+	}
+
+	/**
+	 * Starts from shapes kept with a checkpoint ({@link #shapesAt(Lsn)} of a former
+	 * process): each becomes its table's known shape, as if learnt outside a transaction,
+	 * so the table's first Relation message is compared with it. A text that cannot be
+	 * read is left out (logged): that table starts at its first Relation message. Call it
+	 * before the first session.
+	 * @param kept each table's shape text by relation OID
+	 */
+	public void startFrom(Map<Integer, String> kept) {
+		synchronized (this.shapes) {
+			kept.forEach((relationId, text) -> {
+				TrackedShape shape;
+				try {
+					shape = ShapeText.decode(text);
+				}
+				catch (PostlogException ex) {
+					logger.warn("The kept shape of relation {} cannot be read ({}); its first Relation message is its "
+							+ "starting shape", Integer.toUnsignedString(relationId), ex.getMessage());
+					return;
+				}
+				Deque<Learnt> history = new ArrayDeque<>(2);
+				history.add(new Learnt(shape, null, text));
+				this.shapes.put(relationId, history);
+			});
+		}
+	}
+
+	/**
+	 * Returns the shapes in force after the transaction that commits at a position, as
+	 * text for a checkpoint store to keep with that position: for each table known then
+	 * (and not dropped), its newest shape learnt at or before it. Thread-safe; the
+	 * position must not lie before the acknowledged position (the history before it is
+	 * pruned).
+	 * @param position the commit LSN of the checkpoint about to be written
+	 * @return each table's shape text by relation OID
+	 */
+	public Map<Integer, String> shapesAt(Lsn position) {
+		synchronized (this.shapes) {
+			Map<Integer, String> texts = new HashMap<>();
+			this.shapes.forEach((relationId, history) -> {
+				String text = null;
+				for (Learnt learnt : history) {
+					if (learnt.lsn() != null && learnt.lsn().isAfter(position)) {
+						break;
+					}
+					text = learnt.text();
+				}
+				if (text != null) {
+					texts.put(relationId, text);
+				}
+			});
+			return texts;
+		}
 	}
 
 	/**
@@ -235,8 +306,10 @@ public final class SchemaTracker {
 	}
 
 	private @Nullable Learnt last(int relationId) {
-		Deque<Learnt> history = this.shapes.get(relationId);
-		return (history != null) ? history.peekLast() : null;
+		synchronized (this.shapes) {
+			Deque<Learnt> history = this.shapes.get(relationId);
+			return (history != null) ? history.peekLast() : null;
+		}
 	}
 
 	/**
@@ -245,6 +318,14 @@ public final class SchemaTracker {
 	 * learnt outside a transaction starts the history again.
 	 */
 	private void learn(int relationId, @Nullable TrackedShape shape, @Nullable Lsn lsn, boolean changed) {
+		String text = (shape != null) ? ShapeText.encode(shape) : null;
+		synchronized (this.shapes) {
+			learnLocked(relationId, shape, lsn, changed, text);
+		}
+	}
+
+	private void learnLocked(int relationId, @Nullable TrackedShape shape, @Nullable Lsn lsn, boolean changed,
+			@Nullable String text) {
 		Deque<Learnt> history = this.shapes.computeIfAbsent(relationId, (id) -> new ArrayDeque<>(2));
 		if (lsn == null) {
 			history.clear();
@@ -252,10 +333,10 @@ public final class SchemaTracker {
 		Learnt last = history.peekLast();
 		if (!changed && last != null) {
 			history.removeLast();
-			history.addLast(new Learnt(shape, last.lsn()));
+			history.addLast(new Learnt(shape, last.lsn(), text));
 			return;
 		}
-		history.addLast(new Learnt(shape, lsn));
+		history.addLast(new Learnt(shape, lsn, text));
 		prune(history, this.acknowledged.get());
 		if (history.size() == 1 && shape == null) {
 			// Dropped before the acknowledged position: as good as never seen.
@@ -314,8 +395,9 @@ public final class SchemaTracker {
 	 *
 	 * @param shape the shape, {@code null} once the table was dropped
 	 * @param lsn the commit LSN it was learnt at, {@code null} outside a transaction
+	 * @param text the shape as a checkpoint store keeps it, {@code null} once dropped
 	 */
-	private record Learnt(@Nullable TrackedShape shape, @Nullable Lsn lsn) {
+	private record Learnt(@Nullable TrackedShape shape, @Nullable Lsn lsn, @Nullable String text) {
 	}
 
 }

@@ -1,0 +1,126 @@
+package io.postlog.consumer;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.postlog.Change;
+import io.postlog.Lsn;
+import io.postlog.SchemaChange;
+import io.postlog.SchemaChange.Kind;
+import io.postlog.TableId;
+import io.postlog.admin.SlotLifecycle;
+import io.postlog.test.PostgresDatabase;
+import io.postlog.test.PostgresTest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+import static io.postlog.consumer.ReplicationConsumerIntegrationTests.query;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Schema changes across a process restart with the default source (Relation messages):
+ * with {@link JdbcCheckpointStore} the tables' shapes are kept with the checkpoint, so a
+ * column added while no consumer ran, on a table no row of which streamed since, is
+ * announced before the first row in the new shape by the next process; with the slot
+ * store (nowhere to keep them) the first Relation message after the restart is the
+ * starting shape, as documented.
+ */
+@PostgresTest
+@Tag("matrix")
+class SchemaChangeRestartIntegrationTests {
+
+	private final List<ReplicationConsumer> consumers = new ArrayList<>();
+
+	@AfterEach
+	void stop() {
+		this.consumers.forEach(ReplicationConsumer::stop);
+	}
+
+	@Test
+	void withTheJdbcStoreAColumnAddedWhileStoppedIsAnnouncedBeforeTheFirstRowAfterARestart(PostgresDatabase database)
+			throws Exception {
+		String slot = "restart_jdbc";
+		List<Object> seen = addAColumnWhileStopped(database, slot, true);
+		List<SchemaChange> schemaChanges = SchemaChangeIntegrationTests.schemaChanges(seen);
+		assertThat(schemaChanges).hasSize(1);
+		SchemaChange added = schemaChanges.get(0);
+		assertThat(added.kind()).isEqualTo(Kind.ADD_COLUMN);
+		assertThat(added.before().columns()).extracting("name").containsExactly("id", "a");
+		assertThat(added.after().columns()).extracting("name").containsExactly("id", "a", "b");
+		assertThat(added.after().columns().get(0).key()).isTrue();
+		assertThat(added.after().columns().get(0).nullable()).isFalse();
+		assertThat(seen.get(seen.size() - 2)).isEqualTo(added);
+		Change row = (Change) seen.get(seen.size() - 1);
+		assertThat(row.after().columns()).containsExactly("id", "a", "b");
+		assertThat(row.commitLsn()).isEqualTo(added.commitLsn());
+		// One row for the table, its shape as of the checkpoint, and no row value in it.
+		String kept = query(database, "SELECT string_agg(shape, ',') FROM postlog_checkpoint_shapes"
+				+ " WHERE slot_name = '" + slot + "' AND relation_id = '" + slot + "'::regclass::oid");
+		assertThat(kept).contains("1:b").doesNotContain("secret");
+		assertThat(query(database, "SELECT count(*) FROM postlog_checkpoint_shapes WHERE slot_name = '" + slot + "'"))
+			.isEqualTo("1");
+	}
+
+	@Test
+	void withTheSlotStoreTheFirstRelationMessageAfterARestartIsTheStartingShape(PostgresDatabase database)
+			throws Exception {
+		List<Object> seen = addAColumnWhileStopped(database, "restart_slot", false);
+		assertThat(SchemaChangeIntegrationTests.schemaChanges(seen)).isEmpty();
+		Change row = (Change) seen.get(seen.size() - 1);
+		assertThat(row.after().columns()).containsExactly("id", "a", "b");
+	}
+
+	/**
+	 * Streams row 1 into a first consumer, which stops cleanly (everything acknowledged);
+	 * adds a column and writes row 2 while none runs; a second consumer of the same slot
+	 * receives row 2.
+	 * @return what the second consumer's subscription received, in order
+	 */
+	private List<Object> addAColumnWhileStopped(PostgresDatabase database, String slot, boolean jdbc) throws Exception {
+		database.execute("DROP TABLE IF EXISTS " + slot, "CREATE TABLE " + slot + " (id int PRIMARY KEY, a text)");
+		List<Object> first = new CopyOnWriteArrayList<>();
+		ReplicationConsumer before = consumer(database, slot, jdbc, first);
+		before.start();
+		database.execute("INSERT INTO " + slot + " VALUES (1, 'secret one')");
+		await().atMost(Duration.ofSeconds(60)).until(() -> SchemaChangeIntegrationTests.changes(first) == 1);
+		Lsn delivered = ((Change) first.get(0)).commitLsn();
+		await().atMost(Duration.ofSeconds(60)).until(() -> !before.ackedLsn().isBefore(delivered));
+		before.stop();
+		assertThat(SchemaChangeIntegrationTests.schemaChanges(first)).isEmpty();
+
+		database.execute("ALTER TABLE " + slot + " ADD COLUMN b int");
+		database.execute("INSERT INTO " + slot + " VALUES (2, 'secret two', 7)");
+
+		List<Object> second = new CopyOnWriteArrayList<>();
+		ReplicationConsumer after = consumer(database, slot, jdbc, second);
+		after.start();
+		await().atMost(Duration.ofSeconds(60)).until(() -> SchemaChangeIntegrationTests.changes(second) == 1);
+		Change row = (Change) second.get(second.size() - 1);
+		assertThat(row.after().get("id", Integer.class)).isEqualTo(2);
+		return second;
+	}
+
+	private ReplicationConsumer consumer(PostgresDatabase database, String slot, boolean jdbc, List<Object> seen) {
+		ReplicationConsumer.Builder builder = ReplicationConsumer.builder()
+			.jdbcUrl(database.jdbcUrl(), database.username(), null)
+			.slotName(slot)
+			.slotLifecycle(SlotLifecycle.CREATE_IF_MISSING)
+			.publicationName(slot + "_pub")
+			.tables(List.of(new TableId("public", slot)))
+			.statusInterval(Duration.ofSeconds(1))
+			.stopTimeout(Duration.ofSeconds(10))
+			.subscribe(Subscription.onChange("recorder", (ChangeHandler) seen::add).withSchemaHandler(seen::add));
+		if (jdbc) {
+			builder.checkpointStore(
+					JdbcCheckpointStore.of(JdbcCheckpointStoreIntegrationTests.dataSource(database), slot));
+		}
+		ReplicationConsumer consumer = builder.build();
+		this.consumers.add(consumer);
+		return consumer;
+	}
+
+}

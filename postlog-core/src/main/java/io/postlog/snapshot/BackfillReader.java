@@ -117,6 +117,59 @@ public final class BackfillReader {
 	}
 
 	/**
+	 * Plans a table again when its columns changed since it was planned, so that each
+	 * chunk reads the shape current when it is read (and its high watermark announces a
+	 * change the stream has not shown yet): one catalog read when nothing changed. A
+	 * table whose key columns changed keeps its plan, since the chunks go on after a key
+	 * of the old one.
+	 * @param connection an ordinary connection
+	 * @param table the table as planned last
+	 * @param publication the publication whose column list and row filter apply, or
+	 * {@code null}
+	 * @return the table planned again, or {@code table} itself when its published columns
+	 * and their types are the same or its key changed
+	 * @throws SQLException if the catalog cannot be read
+	 */
+	public BackfillTable replan(Connection connection, BackfillTable table, @Nullable String publication)
+			throws SQLException {
+		BackfillTable.ReadShape shape = table.readShape;
+		if (shape != null && sameAttributes(connection, table.plan.oid, shape.relation().columns())) {
+			return table;
+		}
+		BackfillTable planned = plan(connection, table.table(), publication);
+		if (!planned.keyColumns().equals(table.keyColumns()) || planned.plan.oid != table.plan.oid
+				|| (shape != null && planned.readShape != null
+						&& planned.readShape.relation().columns().equals(shape.relation().columns()))) {
+			return table;
+		}
+		return planned;
+	}
+
+	/** Whether a table's live attributes are exactly the columns it was planned with. */
+	private static boolean sameAttributes(Connection connection, long oid, List<PgOutputMessage.Column> columns)
+			throws SQLException {
+		int seen = 0;
+		try (PreparedStatement statement = connection.prepareStatement("SELECT a.attname, a.atttypid, a.atttypmod"
+				+ " FROM pg_catalog.pg_attribute a WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped"
+				+ " ORDER BY a.attnum")) {
+			statement.setLong(1, oid);
+			try (ResultSet row = statement.executeQuery()) {
+				while (row.next()) {
+					if (seen >= columns.size()) {
+						return false;
+					}
+					PgOutputMessage.Column column = columns.get(seen++);
+					if (!column.name().equals(row.getString(1)) || column.typeOid() != (int) row.getLong(2)
+							|| column.typeModifier() != row.getInt(3)) {
+						return false;
+					}
+				}
+			}
+		}
+		return seen == columns.size();
+	}
+
+	/**
 	 * Reads the type modifiers of the planned columns and the WAL insert position after
 	 * them, in one statement; {@code null} when the catalog no longer has a planned
 	 * column with its type (a DDL ran while the table was planned).

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import io.postlog.Change;
 import io.postlog.Operation;
@@ -165,6 +167,61 @@ class SchemaShapeOfSnapshotsIntegrationTests {
 	}
 
 	@Test
+	void aColumnAddedBetweenTwoChunksOfABackfillIsAnnouncedOnceBeforeTheRowsOfTheChunksReadAfterIt(
+			PostgresDatabase database) throws Exception {
+		String table = "shape_between";
+		database.execute("CREATE TABLE " + table + " (id int PRIMARY KEY, a text)",
+				"INSERT INTO " + table + " SELECT g, 'a' || g FROM generate_series(1, 10) g");
+		List<Object> seen = new CopyOnWriteArrayList<>();
+		CountDownLatch firstChunkArrived = new CountDownLatch(1);
+		CountDownLatch altered = new CountDownLatch(1);
+		ChangeHandler recorder = (change) -> {
+			seen.add(change);
+			if (change.operation() == Operation.SNAPSHOT && change.after().get("id", Integer.class) == 1) {
+				// The first chunk is being delivered; the runner reads the chunk after
+				// the
+				// next one only once it settled, so that one is read after the DDL.
+				firstChunkArrived.countDown();
+				assertThat(altered.await(60, TimeUnit.SECONDS)).isTrue();
+			}
+		};
+		ReplicationConsumer consumer = start(builder(database, table, false, seen, recorder).backfills(2));
+		database.execute("INSERT INTO " + table + " VALUES (100, 'a')");
+		await().atMost(Duration.ofSeconds(60)).until(() -> changes(seen).size() == 1);
+		Backfill backfill = consumer.backfill(List.of(new TableId("public", table)));
+		assertThat(firstChunkArrived.await(90, TimeUnit.SECONDS)).isTrue();
+		database.execute("ALTER TABLE " + table + " ADD COLUMN b text DEFAULT 'b'");
+		altered.countDown();
+		await().atMost(Duration.ofSeconds(90)).until(() -> backfill.state() == Backfill.State.COMPLETED);
+		await().atMost(Duration.ofSeconds(60)).until(() -> snapshotRows(seen).size() == 11);
+		database.execute("INSERT INTO " + table + " VALUES (101, 'a', 'b')");
+		await().atMost(Duration.ofSeconds(60)).until(() -> changes(seen).size() == 13);
+
+		assertThat(snapshotRows(seen)).extracting((row) -> row.after().get("id", Integer.class))
+			.as("every row backfilled once")
+			.containsExactlyInAnyOrder(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 100);
+		assertThat(seen).filteredOn(SchemaChange.class::isInstance)
+			.as("announced once: not again with the streamed row's Relation message")
+			.hasSize(1);
+		SchemaChange added = (SchemaChange) seen.stream().filter(SchemaChange.class::isInstance).findFirst().get();
+		assertThat(added.kind()).isEqualTo(Kind.ADD_COLUMN);
+		assertThat(names(added.before())).isEqualTo(List.of("id", "a"));
+		assertThat(names(added.after())).isEqualTo(List.of("id", "a", "b"));
+		int at = seen.indexOf(added);
+		List<Change> before = snapshotRows(seen.subList(0, at));
+		List<Change> after = snapshotRows(seen.subList(at, seen.size()));
+		assertThat(before).as("the first chunk, read before the DDL").isNotEmpty();
+		assertThat(before)
+			.allSatisfy((row) -> assertThat(List.copyOf(row.after().asMap().keySet())).isEqualTo(List.of("id", "a")));
+		assertThat(after).as("the chunks read after the DDL").isNotEmpty();
+		assertThat(after).allSatisfy(
+				(row) -> assertThat(List.copyOf(row.after().asMap().keySet())).isEqualTo(List.of("id", "a", "b")));
+		assertThat(after.get(0).commitLsn()).as("in the high watermark's transaction of the chunk after it")
+			.isEqualTo(added.commitLsn());
+		assertThat(seen.get(at + 1)).isSameAs(after.get(0));
+	}
+
+	@Test
 	void aFreshInitialSnapshotReadsTheShapeAtStartAndAnnouncesNoSchemaChange(PostgresDatabase database) {
 		String table = "shape_initial";
 		database.execute("CREATE TABLE " + table + " (id int PRIMARY KEY, a text, b text)",
@@ -184,6 +241,11 @@ class SchemaShapeOfSnapshotsIntegrationTests {
 
 	private ReplicationConsumer.Builder builder(PostgresDatabase database, String table, boolean ddlEvents,
 			List<Object> seen) {
+		return builder(database, table, ddlEvents, seen, seen::add);
+	}
+
+	private ReplicationConsumer.Builder builder(PostgresDatabase database, String table, boolean ddlEvents,
+			List<Object> seen, ChangeHandler changes) {
 		return ReplicationConsumer.builder()
 			.jdbcUrl(database.jdbcUrl(), database.username(), null)
 			.slotName(table + "_slot")
@@ -192,7 +254,7 @@ class SchemaShapeOfSnapshotsIntegrationTests {
 			.tables(List.of(new TableId("public", table)))
 			.statusInterval(Duration.ofSeconds(1))
 			.stopTimeout(Duration.ofSeconds(10))
-			.subscribe(Subscription.onChange("recorder", (ChangeHandler) seen::add).withSchemaHandler(seen::add))
+			.subscribe(Subscription.onChange("recorder", changes).withSchemaHandler(seen::add))
 			.schemaDdlEvents(ddlEvents);
 	}
 

@@ -335,6 +335,14 @@ public final class BackfillRunner implements Runnable {
 			int attempt = 1;
 			while (true) {
 				if (!readToEnd && inFlight.size() < CHUNKS_IN_FLIGHT) {
+					// Each chunk reads the table's shape as it is now: a DDL between
+					// chunks
+					// is announced at the next chunk's high watermark.
+					BackfillTable current = replan(backfill, table);
+					if (current == null) {
+						return false;
+					}
+					table = current;
 					InFlight read = read(backfill, ordinal, table, range, readAfter, chunkNumber++);
 					if (read == null) {
 						return false;
@@ -391,6 +399,15 @@ public final class BackfillRunner implements Runnable {
 				this.window.deactivate(tableId);
 			}
 		}
+	}
+
+	private @Nullable BackfillTable replan(BackfillJob backfill, BackfillTable table) throws InterruptedException {
+		BackfillTable current = this.connection.run(backfill,
+				(c) -> this.reader.replan(c, table, this.config.publicationName()));
+		if (current != null && current != table) {
+			this.window.activate(current, this.reader);
+		}
+		return current;
 	}
 
 	private boolean save(BackfillJob backfill, int ordinal, @Nullable List<String> position, long rows, boolean last)

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -87,6 +88,40 @@ class JdbcCheckpointStoreIntegrationTests {
 				"SELECT commit_lsn::text FROM \"Sink Schema\".\"Check\"\"point; DROP TABLE x\" WHERE slot_name = 'quoted_slot'"))
 			.isEqualTo("0/1A2B3C");
 		assertThat(store.load()).isEqualTo(Lsn.parse("0/1A2B3C"));
+	}
+
+	@Test
+	void shapesCommitWithTheCheckpointOrNotAtAllBesideACheckpointTableThatHasNoShapes(PostgresDatabase database)
+			throws Exception {
+		JdbcCheckpointStore store = JdbcCheckpointStore.builder(dataSource(database), "shapes_slot")
+			.table("shapes_checkpoint")
+			.build();
+		store.begin();
+		store.commit(Lsn.parse("0/100"));
+		assertThat(store.shapes()).as("no shape table yet: none kept, none created").isEmpty();
+		assertThat(query(database, "SELECT to_regclass('shapes_checkpoint_shapes') IS NULL")).isEqualTo("t");
+
+		store.begin();
+		Map<Long, String> first = new HashMap<>();
+		first.put(4_000_000_000L, "shape one");
+		first.put(16384L, "shape two");
+		store.recordShapes(first);
+		store.rollback();
+		assertThat(store.shapes()).isEmpty();
+		assertThat(store.load()).isEqualTo(Lsn.parse("0/100"));
+
+		store.begin();
+		store.recordShapes(first);
+		store.commit(Lsn.parse("0/200"));
+		assertThat(store.shapes()).isEqualTo(first);
+		store.begin();
+		Map<Long, String> next = new HashMap<>();
+		next.put(4_000_000_000L, null);
+		next.put(16384L, "shape three");
+		store.recordShapes(next);
+		store.commit(Lsn.parse("0/300"));
+		assertThat(store.shapes()).isEqualTo(Map.of(16384L, "shape three"));
+		assertThat(store.load()).isEqualTo(Lsn.parse("0/300"));
 	}
 
 	@Test

@@ -14,6 +14,7 @@ import io.postlog.types.PgType;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 class SchemaTrackerTests {
 
@@ -226,6 +227,55 @@ class SchemaTrackerTests {
 
 	private static void field(StringBuilder content, String text) {
 		content.append(text.getBytes(StandardCharsets.UTF_8).length).append(':').append(text);
+	}
+
+	@Test
+	void shapesAtAPositionAreTheNewestLearntAtOrBeforeItAndDroppedTablesAreLeftOut() {
+		SchemaTracker tracker = new SchemaTracker(null).withDdlEvents();
+		tracker.relation(relation("t", key("id"), text("a")), FIRST);
+		assertThat(tracker.shapesAt(Lsn.parse("0/50"))).isEmpty();
+		Map<Integer, String> atFirst = tracker.shapesAt(FIRST);
+		assertThat(atFirst).containsOnlyKeys(16384);
+		tracker.relation(relation("t", key("id"), text("a"), text("b")), THIRD);
+		assertThat(tracker.shapesAt(SECOND)).isEqualTo(atFirst);
+		assertThat(tracker.shapesAt(THIRD).get(16384)).isNotEqualTo(atFirst.get(16384)).contains("1:b");
+		tracker.ddl(ddl("DROP TABLE"), FOURTH);
+		assertThat(tracker.shapesAt(THIRD)).containsOnlyKeys(16384);
+		assertThat(tracker.shapesAt(FOURTH)).isEmpty();
+	}
+
+	@Test
+	void aTrackerStartedFromKeptShapesComparesTheFirstRelationWithThem() {
+		Map<String, SchemaCatalog.CatalogRelation.Attribute> before = Map.of("id", attribute(1, PgType.INT4), "a",
+				attribute(2, PgType.TEXT));
+		Map<String, SchemaCatalog.CatalogRelation.Attribute> after = Map.of("id", attribute(1, PgType.INT4), "b",
+				attribute(3, PgType.TEXT));
+		Map<String, SchemaCatalog.CatalogRelation.Attribute>[] now = new Map[] { before };
+		SchemaTracker former = new SchemaTracker(
+				(relation) -> new SchemaCatalog.CatalogRelation(now[0], List.of("integer", "text")));
+		former.relation(relation("t", key("id"), text("a")), FIRST);
+		Map<Integer, String> kept = former.shapesAt(FIRST);
+
+		now[0] = after;
+		SchemaTracker restarted = new SchemaTracker(
+				(relation) -> new SchemaCatalog.CatalogRelation(now[0], List.of("integer", "text")));
+		restarted.startFrom(kept);
+		restarted.rewind(Lsn.INVALID);
+		List<SchemaChange> changes = restarted.relation(relation("t", key("id"), text("b")), SECOND);
+		assertThat(kinds(changes)).as("attribute numbers kept with the shape")
+			.containsExactly(Kind.DROP_COLUMN, Kind.ADD_COLUMN);
+		assertThat(changes.get(0).before().columns()).extracting("name", "typeName", "nullable", "key")
+			.containsExactly(tuple("id", "integer", true, true), tuple("a", "text", true, false));
+		assertThat(restarted.shapesAt(FIRST)).isEqualTo(kept);
+		assertThat(restarted.shapesAt(SECOND).get(16384)).contains("1:b").doesNotContain("1:a");
+	}
+
+	@Test
+	void aKeptShapeThatCannotBeReadIsLeftOut() {
+		SchemaTracker tracker = new SchemaTracker(null);
+		tracker.startFrom(Map.of(16384, "not a shape", 16385, "1:2"));
+		assertThat(tracker.kept()).isZero();
+		assertThat(tracker.relation(relation("t", key("id"), text("a")), FIRST)).isEmpty();
 	}
 
 	private static List<Kind> kinds(List<SchemaChange> changes) {

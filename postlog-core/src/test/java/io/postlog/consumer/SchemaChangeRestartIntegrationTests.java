@@ -1,5 +1,6 @@
 package io.postlog.consumer;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,9 +12,11 @@ import io.postlog.SchemaChange;
 import io.postlog.SchemaChange.Kind;
 import io.postlog.TableId;
 import io.postlog.admin.SlotLifecycle;
+import io.postlog.schema.DdlEvents;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -40,11 +43,22 @@ class SchemaChangeRestartIntegrationTests {
 		this.consumers.forEach(ReplicationConsumer::stop);
 	}
 
+	/**
+	 * The tests share the class's database: postlog's event triggers, installed by the
+	 * ddl-events tests, are removed so that the other tests see Relation messages only.
+	 */
+	@AfterEach
+	void removeEventTriggers(PostgresDatabase database) throws Exception {
+		try (Connection connection = database.connect()) {
+			DdlEvents.remove(connection);
+		}
+	}
+
 	@Test
 	void withTheJdbcStoreAColumnAddedWhileStoppedIsAnnouncedBeforeTheFirstRowAfterARestart(PostgresDatabase database)
 			throws Exception {
 		String slot = "restart_jdbc";
-		List<Object> seen = addAColumnWhileStopped(database, slot, true);
+		List<Object> seen = addAColumnWhileStopped(database, slot, true, false);
 		List<SchemaChange> schemaChanges = SchemaChangeIntegrationTests.schemaChanges(seen);
 		assertThat(schemaChanges).hasSize(1);
 		SchemaChange added = schemaChanges.get(0);
@@ -66,9 +80,28 @@ class SchemaChangeRestartIntegrationTests {
 	}
 
 	@Test
+	void withTheJdbcStoreAndDdlEventsTheDdlsMessageAfterARestartIsComparedWithTheKeptShape(PostgresDatabase database)
+			throws Exception {
+		Assumptions.assumeTrue(database.serverVersion() >= 140000, "ddl-events need PostgreSQL 14");
+		List<Object> seen = addAColumnWhileStopped(database, "restart_ddl_jdbc", true, true);
+		List<SchemaChange> schemaChanges = SchemaChangeIntegrationTests.schemaChanges(seen);
+		assertThat(schemaChanges).extracting(SchemaChange::kind).containsExactly(Kind.ADD_COLUMN);
+		assertThat(schemaChanges.get(0).after().columns()).extracting("name").containsExactly("id", "a", "b");
+		assertThat(seen.indexOf(schemaChanges.get(0))).isLessThan(seen.size() - 1);
+	}
+
+	@Test
+	void withTheSlotStoreAndDdlEventsTheDdlsMessageAfterARestartIsTheStartingShape(PostgresDatabase database)
+			throws Exception {
+		Assumptions.assumeTrue(database.serverVersion() >= 140000, "ddl-events need PostgreSQL 14");
+		List<Object> seen = addAColumnWhileStopped(database, "restart_ddl_slot", false, true);
+		assertThat(SchemaChangeIntegrationTests.schemaChanges(seen)).isEmpty();
+	}
+
+	@Test
 	void withTheSlotStoreTheFirstRelationMessageAfterARestartIsTheStartingShape(PostgresDatabase database)
 			throws Exception {
-		List<Object> seen = addAColumnWhileStopped(database, "restart_slot", false);
+		List<Object> seen = addAColumnWhileStopped(database, "restart_slot", false, false);
 		assertThat(SchemaChangeIntegrationTests.schemaChanges(seen)).isEmpty();
 		Change row = (Change) seen.get(seen.size() - 1);
 		assertThat(row.after().columns()).containsExactly("id", "a", "b");
@@ -80,10 +113,11 @@ class SchemaChangeRestartIntegrationTests {
 	 * receives row 2.
 	 * @return what the second consumer's subscription received, in order
 	 */
-	private List<Object> addAColumnWhileStopped(PostgresDatabase database, String slot, boolean jdbc) throws Exception {
+	private List<Object> addAColumnWhileStopped(PostgresDatabase database, String slot, boolean jdbc, boolean ddlEvents)
+			throws Exception {
 		database.execute("DROP TABLE IF EXISTS " + slot, "CREATE TABLE " + slot + " (id int PRIMARY KEY, a text)");
 		List<Object> first = new CopyOnWriteArrayList<>();
-		ReplicationConsumer before = consumer(database, slot, jdbc, first);
+		ReplicationConsumer before = consumer(database, slot, jdbc, ddlEvents, first);
 		before.start();
 		database.execute("INSERT INTO " + slot + " VALUES (1, 'secret one')");
 		await().atMost(Duration.ofSeconds(60)).until(() -> SchemaChangeIntegrationTests.changes(first) == 1);
@@ -96,7 +130,7 @@ class SchemaChangeRestartIntegrationTests {
 		database.execute("INSERT INTO " + slot + " VALUES (2, 'secret two', 7)");
 
 		List<Object> second = new CopyOnWriteArrayList<>();
-		ReplicationConsumer after = consumer(database, slot, jdbc, second);
+		ReplicationConsumer after = consumer(database, slot, jdbc, ddlEvents, second);
 		after.start();
 		await().atMost(Duration.ofSeconds(60)).until(() -> SchemaChangeIntegrationTests.changes(second) == 1);
 		Change row = (Change) second.get(second.size() - 1);
@@ -104,7 +138,8 @@ class SchemaChangeRestartIntegrationTests {
 		return second;
 	}
 
-	private ReplicationConsumer consumer(PostgresDatabase database, String slot, boolean jdbc, List<Object> seen) {
+	private ReplicationConsumer consumer(PostgresDatabase database, String slot, boolean jdbc, boolean ddlEvents,
+			List<Object> seen) {
 		ReplicationConsumer.Builder builder = ReplicationConsumer.builder()
 			.jdbcUrl(database.jdbcUrl(), database.username(), null)
 			.slotName(slot)
@@ -113,7 +148,14 @@ class SchemaChangeRestartIntegrationTests {
 			.tables(List.of(new TableId("public", slot)))
 			.statusInterval(Duration.ofSeconds(1))
 			.stopTimeout(Duration.ofSeconds(10))
-			.subscribe(Subscription.onChange("recorder", (ChangeHandler) seen::add).withSchemaHandler(seen::add));
+			.subscribe(Subscription.onChange("recorder", (ChangeHandler) seen::add).withSchemaHandler((change) -> {
+				// With DDL events every table created in the database is announced, the
+				// checkpoint store's own included.
+				if (change.table().name().equals(slot)) {
+					seen.add(change);
+				}
+			}))
+			.schemaDdlEvents(ddlEvents);
 		if (jdbc) {
 			builder.checkpointStore(
 					JdbcCheckpointStore.of(JdbcCheckpointStoreIntegrationTests.dataSource(database), slot));

@@ -15,6 +15,7 @@ import io.postlog.consumer.checkpoint.CheckpointStoreException;
 import io.postlog.consumer.checkpoint.CheckpointTable;
 import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.checkpoint.ChunkTable;
+import io.postlog.consumer.checkpoint.ShapeTable;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,9 +41,11 @@ import org.springframework.transaction.support.TransactionTemplate;
  * DataSource (a {@code DataSourceTransactionManager} or {@code JpaTransactionManager}
  * over it): that is checked at start and at every commit. Snapshot and backfill chunks
  * are marked in the {@link ChunkTable} beside the checkpoint table, in the sink
- * transaction of their rows. Called on the delivery thread only, except
- * {@link #initialize()}, which runs at start-up, and {@link #chunks} and
- * {@link #forgetChunks}, which the backfill thread may call.
+ * transaction of their rows; the tables' last known shapes, for schema changes, are kept
+ * in the {@link ShapeTable} beside it, in the sink transaction that moves the checkpoint.
+ * Called on the delivery thread only, except {@link #initialize()}, which runs at
+ * start-up, and {@link #chunks} and {@link #forgetChunks}, which the backfill thread may
+ * call.
  */
 final class TransactionManagerCheckpointStore implements CheckpointStore {
 
@@ -62,6 +65,10 @@ final class TransactionManagerCheckpointStore implements CheckpointStore {
 
 	private volatile boolean chunksInitialized;
 
+	private final ShapeTable shapeTable;
+
+	private volatile boolean shapesInitialized;
+
 	private @Nullable TransactionStatus status;
 
 	private Lsn expected = Lsn.INVALID;
@@ -75,6 +82,7 @@ final class TransactionManagerCheckpointStore implements CheckpointStore {
 		this.definition = new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_REQUIRED);
 		this.definition.setName("postlog sink transaction (slot " + table.slotName() + ")");
 		this.chunkTable = ChunkTable.beside(table);
+		this.shapeTable = ShapeTable.beside(table);
 	}
 
 	/**
@@ -185,6 +193,37 @@ final class TransactionManagerCheckpointStore implements CheckpointStore {
 			this.chunkTable.delete(connection, backfillId);
 			return null;
 		});
+	}
+
+	@Override
+	public boolean recordsShapes() {
+		return true;
+	}
+
+	@Override
+	public void recordShapes(Map<Long, @Nullable String> shapes) {
+		if (this.status == null) {
+			throw new IllegalStateException("No sink transaction is open for slot " + this.table.slotName());
+		}
+		if (!this.shapesInitialized) {
+			inOwnTransaction(false, (connection) -> {
+				this.shapeTable.ensure(connection, this.createTable);
+				return null;
+			});
+			this.shapesInitialized = true;
+		}
+		Connection connection = transactionalConnection();
+		try {
+			this.shapeTable.write(connection, shapes);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, this.dataSource);
+		}
+	}
+
+	@Override
+	public Map<Long, String> shapes() {
+		return inOwnTransaction(true, this.shapeTable::read);
 	}
 
 	/** Creates the chunk table if allowed, in its own transaction, when first needed. */

@@ -21,8 +21,6 @@ import io.postlog.consumer.delivery.Recipient;
 import io.postlog.consumer.delivery.StopSignal;
 import io.postlog.consumer.delivery.Target;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Delivers events to every subscription in configuration order: serial ones in place,
@@ -35,8 +33,6 @@ import org.slf4j.LoggerFactory;
  * between transactions ({@link #snapshot}). Not thread-safe: the delivery thread only.
  */
 final class Dispatcher {
-
-	private static final Logger logger = LoggerFactory.getLogger(Dispatcher.class);
 
 	private final ConsumerConfig config;
 
@@ -66,28 +62,11 @@ final class Dispatcher {
 	 */
 	private int ownChanges;
 
-	private final CheckpointStore store;
-
-	private final @Nullable FailureLedger ledger;
-
-	private Lsn checkpoint = Lsn.INVALID;
+	/** With a transactional checkpoint store, its sink transaction; else {@code null}. */
+	private final @Nullable SinkTransaction sink;
 
 	/** Whether the open source transaction is at or below the checkpoint. */
 	private boolean checkpointed;
-
-	private boolean sinkOpen;
-
-	private long sinkOpenedNanos;
-
-	private Lsn sinkLastCommit = Lsn.INVALID;
-
-	private final List<AckWindow.Entry> sinkEntries = new ArrayList<>();
-
-	/**
-	 * Whether the open sink transaction holds rows of a snapshot or backfill chunk, which
-	 * commit only with the chunk's mark ({@link #chunkDone}).
-	 */
-	private boolean chunkOpen;
 
 	/** A table of postlog's own whose changes reach no subscription, or {@code null}. */
 	private @Nullable TableId ignored;
@@ -105,10 +84,12 @@ final class Dispatcher {
 		this.heartbeats = heartbeats;
 		this.window = window;
 		this.stop = stop;
-		this.store = config.checkpointStore();
-		this.ledger = this.store.transactional() ? new FailureLedger() : null;
-		this.targets.addAll(
-				SubscriptionTargets.of(config, window, states, stop, threads, this.ledger, controls, onLaneFailure));
+		CheckpointStore store = config.checkpointStore();
+		FailureLedger ledger = store.transactional() ? new FailureLedger() : null;
+		this.targets
+			.addAll(SubscriptionTargets.of(config, window, states, stop, threads, ledger, controls, onLaneFailure));
+		this.sink = (ledger != null)
+				? new SinkTransaction(store, ledger, window, this.targets, config.slotName(), () -> this.entry) : null;
 		this.buffering = config.subscriptions()
 			.stream()
 			.anyMatch((subscription) -> subscription.kind() == Recipient.Kind.TRANSACTION);
@@ -122,9 +103,8 @@ final class Dispatcher {
 	 * Prepares a session: with a transactional store, reads the checkpoint.
 	 */
 	void sessionStarted() {
-		if (this.ledger != null) {
-			this.checkpoint = this.store.load();
-			this.sinkLastCommit = this.checkpoint;
+		if (this.sink != null) {
+			this.sink.sessionStarted();
 		}
 	}
 
@@ -134,7 +114,7 @@ final class Dispatcher {
 	 * @return {@code true} if one waits
 	 */
 	boolean sinkWaiting() {
-		return this.sinkOpen && this.open == null;
+		return this.sink != null && this.sink.isOpen() && this.open == null;
 	}
 
 	/**
@@ -142,8 +122,8 @@ final class Dispatcher {
 	 * trickle is not held back; never one inside a chunk.
 	 */
 	void idle() {
-		if (this.sinkOpen && this.open == null && !this.chunkOpen) {
-			commitSink();
+		if (this.sink != null && this.sink.isOpen() && this.open == null && !this.sink.inChunk()) {
+			this.sink.commit();
 		}
 	}
 
@@ -196,23 +176,15 @@ final class Dispatcher {
 		}
 		this.controls.atBoundary(begin.commitLsn(), this.window);
 		this.entry = this.window.begin(begin.commitLsn());
-		if (this.ledger != null) {
-			this.checkpointed = !begin.commitLsn().isAfter(this.checkpoint);
+		if (this.sink != null) {
+			this.checkpointed = this.sink.covers(begin.commitLsn());
 			if (this.checkpointed) {
 				return;
 			}
-			openSink();
+			this.sink.open();
 		}
 		for (Target target : this.targets) {
 			target.begin();
-		}
-	}
-
-	private void openSink() {
-		if (!this.sinkOpen) {
-			this.store.begin();
-			this.sinkOpen = true;
-			this.sinkOpenedNanos = System.nanoTime();
 		}
 	}
 
@@ -297,19 +269,17 @@ final class Dispatcher {
 		for (Target target : this.targets) {
 			this.handlerNanos += target.commit(transaction, entry);
 		}
-		if (this.sinkOpen) {
-			this.window.hold(entry);
-			this.sinkEntries.add(entry);
-			this.sinkLastCommit = commit.commitLsn();
+		if (this.sink != null && this.sink.isOpen()) {
+			this.sink.delivered(entry, commit.commitLsn());
 		}
 		this.window.dispatched(entry, commit.endLsn());
 		if (commit.changeCount() > this.ownChanges) {
 			this.config.listener().transactionDelivered(transaction, Duration.ofNanos(this.handlerNanos));
 		}
 		end();
-		if (this.sinkOpen && !this.chunkOpen && (this.sinkEntries.size() >= this.config.checkpointBatch()
-				|| System.nanoTime() - this.sinkOpenedNanos >= this.config.checkpointBatchDelay().toNanos())) {
-			commitSink();
+		if (this.sink != null
+				&& this.sink.due(this.config.checkpointBatch(), this.config.checkpointBatchDelay().toNanos())) {
+			this.sink.commit();
 		}
 	}
 
@@ -346,7 +316,8 @@ final class Dispatcher {
 		if (this.open != null) {
 			throw new IllegalStateException("Snapshot rows cannot be delivered inside a transaction");
 		}
-		if (!this.chunkOpen) {
+		boolean inChunk = this.sink != null && this.sink.inChunk();
+		if (!inChunk) {
 			// Inside a chunk the window holds its batches until the chunk commits.
 			this.window.awaitBelow(this.config.maxUnacknowledged(), this.stop::overdue);
 			if (this.stop.overdue()) {
@@ -354,15 +325,13 @@ final class Dispatcher {
 			}
 		}
 		this.controls.atBoundary(consistentPoint, this.window);
-		if (this.ledger != null) {
-			openSink();
-			this.chunkOpen = true;
+		if (this.sink != null) {
+			this.sink.openChunk();
 		}
 		AckWindow.Entry entry = this.window.snapshot(consistentPoint);
-		if (this.chunkOpen) {
+		if (this.sink != null) {
 			// Held until the chunk commits, forgotten if it rolls back.
-			this.window.hold(entry);
-			this.sinkEntries.add(entry);
+			this.sink.hold(entry);
 		}
 		List<Change> changes = this.buffering ? new ArrayList<>(rows.size()) : List.of();
 		for (Target target : this.targets) {
@@ -395,75 +364,17 @@ final class Dispatcher {
 	 * @param mark the chunk's mark
 	 */
 	void chunkDone(ChunkMark mark) {
-		if (this.ledger == null) {
-			return;
+		if (this.sink != null) {
+			this.sink.chunkDone(mark);
 		}
-		openSink();
-		try {
-			this.store.recordChunk(mark);
-		}
-		catch (RuntimeException ex) {
-			rollbackSink();
-			throw ex;
-		}
-		this.chunkOpen = false;
-		commitSink();
 	}
 
 	/**
 	 * Rolls back a sink transaction left inside a chunk by a snapshot that ended early.
 	 */
 	void abandonChunk() {
-		if (this.chunkOpen) {
-			rollbackSink();
-		}
-	}
-
-	private void commitSink() {
-		try {
-			this.store.commit(this.sinkLastCommit);
-		}
-		catch (RuntimeException ex) {
-			// Not known to be committed: never committed a second time, but forgotten and
-			// delivered again after the checkpoint the next session reads.
-			rollbackSink();
-			throw ex;
-		}
-		this.sinkOpen = false;
-		this.checkpoint = this.sinkLastCommit;
-		this.ledger.committed(this.checkpoint);
-		List<AckWindow.Entry> committed = List.copyOf(this.sinkEntries);
-		this.sinkEntries.clear();
-		for (AckWindow.Entry done : committed) {
-			this.window.release(done);
-		}
-	}
-
-	/**
-	 * Rolls an open sink transaction back: its source transactions are forgotten by the
-	 * window and every subscription's progress goes back to the checkpoint, so that all
-	 * of it is delivered again.
-	 */
-	private void rollbackSink() {
-		this.sinkOpen = false;
-		this.chunkOpen = false;
-		try {
-			this.store.rollback();
-		}
-		catch (RuntimeException ex) {
-			// The sink's connection is likely gone with its transaction, which is then
-			// rolled back by the server: nothing of it is committed either way.
-			logger.debug("Rolling back the sink transaction of slot {} failed: {}", this.config.slotName(),
-					Failures.describe(ex));
-		}
-		List<AckWindow.Entry> forgotten = new ArrayList<>(this.sinkEntries);
-		if (this.entry != null) {
-			forgotten.add(this.entry);
-		}
-		this.sinkEntries.clear();
-		this.window.forget(forgotten);
-		for (Target target : this.targets) {
-			target.resetTo(this.checkpoint);
+		if (this.sink != null && this.sink.inChunk()) {
+			this.sink.rollback();
 		}
 	}
 
@@ -483,23 +394,8 @@ final class Dispatcher {
 	 * @throws InterruptedException if interrupted while waiting
 	 */
 	void sessionEnded(@Nullable Throwable cause) throws InterruptedException {
-		if (this.sinkOpen) {
-			if (this.open != null || this.chunkOpen || cause instanceof FailureLedger.Redelivery) {
-				rollbackSink();
-			}
-			else {
-				try {
-					commitSink();
-				}
-				catch (RuntimeException ex) {
-					// Rolled back by commitSink: delivered again after the checkpoint the
-					// next session reads.
-					logger.warn(
-							"Committing the sink transaction of slot {} at the end of its session failed; it "
-									+ "is delivered again from checkpoint {}: {}",
-							this.config.slotName(), this.checkpoint, Failures.describe(ex));
-				}
-			}
+		if (this.sink != null) {
+			this.sink.sessionEnded(this.open != null || cause instanceof FailureLedger.Redelivery);
 		}
 		end();
 		for (Target target : this.targets) {

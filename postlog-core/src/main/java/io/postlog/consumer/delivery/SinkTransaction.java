@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -6,33 +6,31 @@ import java.util.function.Supplier;
 
 import io.postlog.Lsn;
 import io.postlog.consumer.checkpoint.ChunkMark;
-import io.postlog.consumer.delivery.AckWindow;
-import io.postlog.consumer.delivery.Target;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sink transaction of a transactional {@link CheckpointStore}: it spans source
- * transactions (and the rows of a snapshot or backfill chunk, which commit only with the
- * chunk's mark), and its commit moves the checkpoint. The window entries it covers are
- * held until it commits, and forgotten if it rolls back, when every subscription's
- * progress goes back to the checkpoint, so that all of it is delivered again. Not
- * thread-safe: the delivery thread only, through the {@link Dispatcher}.
+ * The sink transaction of a transactional checkpoint store ({@link CheckpointSink}): it
+ * spans source transactions (and the rows of a snapshot or backfill chunk, which commit
+ * only with the chunk's mark), and its commit moves the checkpoint. The window entries it
+ * covers are held until it commits, and forgotten if it rolls back, when every
+ * subscription's progress goes back to the checkpoint, so that all of it is delivered
+ * again. Not thread-safe: the delivery thread only, through the {@link Dispatcher}.
  */
 final class SinkTransaction {
 
 	private static final Logger logger = LoggerFactory.getLogger(SinkTransaction.class);
 
-	private final CheckpointStore store;
+	private final CheckpointSink store;
 
-	private final FailureLedger ledger;
+	private final FailureLedger<?> ledger;
 
 	private final AckWindow window;
 
 	private final List<Target> targets;
 
-	private final String slotName;
+	private final DispatchHost host;
 
 	/** The window entry of the source transaction open, forgotten with a rollback. */
 	private final Supplier<AckWindow.@Nullable Entry> current;
@@ -53,13 +51,13 @@ final class SinkTransaction {
 	 */
 	private boolean chunkOpen;
 
-	SinkTransaction(CheckpointStore store, FailureLedger ledger, AckWindow window, List<Target> targets,
-			String slotName, Supplier<AckWindow.@Nullable Entry> current) {
+	SinkTransaction(CheckpointSink store, FailureLedger<?> ledger, AckWindow window, List<Target> targets,
+			DispatchHost host, Supplier<AckWindow.@Nullable Entry> current) {
 		this.store = store;
 		this.ledger = ledger;
 		this.window = window;
 		this.targets = targets;
-		this.slotName = slotName;
+		this.host = host;
 		this.current = current;
 	}
 
@@ -173,8 +171,8 @@ final class SinkTransaction {
 		catch (RuntimeException ex) {
 			// The sink's connection is likely gone with its transaction, which is then
 			// rolled back by the server: nothing of it is committed either way.
-			logger.debug("Rolling back the sink transaction of slot {} failed: {}", this.slotName,
-					Failures.describe(ex));
+			logger.debug("Rolling back the sink transaction of slot {} failed: {}", this.host.slotName(),
+					this.host.describe(ex));
 		}
 		List<AckWindow.Entry> forgotten = new ArrayList<>(this.entries);
 		AckWindow.Entry entry = this.current.get();
@@ -211,7 +209,7 @@ final class SinkTransaction {
 			logger.warn(
 					"Committing the sink transaction of slot {} at the end of its session failed; it "
 							+ "is delivered again from checkpoint {}: {}",
-					this.slotName, this.checkpoint, Failures.describe(ex));
+					this.host.slotName(), this.checkpoint, this.host.describe(ex));
 		}
 	}
 

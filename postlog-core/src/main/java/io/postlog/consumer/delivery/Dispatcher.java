@@ -1,10 +1,10 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
+import java.util.Objects;
 
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
@@ -13,13 +13,6 @@ import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.Transaction;
 import io.postlog.consumer.checkpoint.ChunkMark;
-import io.postlog.consumer.delivery.AckWindow;
-import io.postlog.consumer.delivery.ConsumerThreads;
-import io.postlog.consumer.delivery.Event;
-import io.postlog.consumer.delivery.Heartbeats;
-import io.postlog.consumer.delivery.Recipient;
-import io.postlog.consumer.delivery.StopSignal;
-import io.postlog.consumer.delivery.Target;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -31,10 +24,13 @@ import org.jspecify.annotations.Nullable;
  * that have not had it; transactions already acknowledged are skipped whole. Heartbeats
  * coming back reach no subscription ({@link Heartbeats}). Snapshot rows come in batches
  * between transactions ({@link #snapshot}). Not thread-safe: the delivery thread only.
+ * <p>
+ * Internal: public only so the consumer can build and drive it; not part of postlog's
+ * API, and it may change in any release.
  */
-final class Dispatcher {
+public final class Dispatcher {
 
-	private final ConsumerConfig config;
+	private final DispatchHost host;
 
 	private final AckWindow window;
 
@@ -71,38 +67,38 @@ final class Dispatcher {
 	/** A table of postlog's own whose changes reach no subscription, or {@code null}. */
 	private @Nullable TableId ignored;
 
-	private final SubscriptionControls controls;
-
-	/** Masks applied before any target sees a change; {@code null} when none is set. */
-	private final @Nullable ColumnMasks masks;
-
-	Dispatcher(ConsumerConfig config, AckWindow window, ConsumerStates states, StopSignal stop, ConsumerThreads threads,
-			Heartbeats heartbeats, SubscriptionControls controls, Consumer<Throwable> onLaneFailure) {
-		this.config = config;
-		this.controls = controls;
-		this.masks = config.masks();
+	/**
+	 * Creates the dispatcher of a consumer.
+	 * @param host the consumer
+	 * @param window the acknowledgement window
+	 * @param stop the consumer's stop signal
+	 * @param heartbeats the recogniser of heartbeats coming back
+	 * @param targets the subscriptions' targets, in configuration order
+	 * @param sink with a transactional checkpoint store, that store; else {@code null}
+	 * @param ledger with a transactional checkpoint store, the failures its runners
+	 * count; {@code null} exactly when {@code sink} is
+	 */
+	public Dispatcher(DispatchHost host, AckWindow window, StopSignal stop, Heartbeats heartbeats, List<Target> targets,
+			@Nullable CheckpointSink sink, @Nullable FailureLedger<?> ledger) {
+		this.host = host;
 		this.heartbeats = heartbeats;
 		this.window = window;
 		this.stop = stop;
-		CheckpointStore store = config.checkpointStore();
-		FailureLedger ledger = store.transactional() ? new FailureLedger() : null;
-		this.targets
-			.addAll(SubscriptionTargets.of(config, window, states, stop, threads, ledger, controls, onLaneFailure));
-		this.sink = (ledger != null)
-				? new SinkTransaction(store, ledger, window, this.targets, config.slotName(), () -> this.entry) : null;
-		this.buffering = config.subscriptions()
-			.stream()
-			.anyMatch((subscription) -> subscription.kind() == Recipient.Kind.TRANSACTION);
+		this.targets.addAll(targets);
+		this.sink = (sink != null) ? new SinkTransaction(sink, Objects.requireNonNull(ledger), window, this.targets,
+				host, () -> this.entry) : null;
+		this.buffering = this.targets.stream()
+			.anyMatch((target) -> target.subscription.kind() == Recipient.Kind.TRANSACTION);
 	}
 
-	boolean inTransaction() {
+	public boolean inTransaction() {
 		return this.open != null;
 	}
 
 	/**
 	 * Prepares a session: with a transactional store, reads the checkpoint.
 	 */
-	void sessionStarted() {
+	public void sessionStarted() {
 		if (this.sink != null) {
 			this.sink.sessionStarted();
 		}
@@ -113,7 +109,7 @@ final class Dispatcher {
 	 * more to join it or for {@link #idle()} to commit it.
 	 * @return {@code true} if one waits
 	 */
-	boolean sinkWaiting() {
+	public boolean sinkWaiting() {
 		return this.sink != null && this.sink.isOpen() && this.open == null;
 	}
 
@@ -121,7 +117,7 @@ final class Dispatcher {
 	 * Commits an open sink transaction when nothing more is waiting to be delivered, so a
 	 * trickle is not held back; never one inside a chunk.
 	 */
-	void idle() {
+	public void idle() {
 		if (this.sink != null && this.sink.isOpen() && this.open == null && !this.sink.inChunk()) {
 			this.sink.commit();
 		}
@@ -130,14 +126,14 @@ final class Dispatcher {
 	/**
 	 * Delivers one event.
 	 * @param event the event
-	 * @throws HandlerFailedException if a subscription's error handler failed the
-	 * consumer
+	 * @throws RuntimeException (the consumer's handler failure) if an error handler
+	 * failed the consumer
 	 * @throws StopSignal.StopRequested if a stop ended a wait
 	 * @throws ReplicationConsumerException if the transaction is too large or the events
 	 * are out of order
 	 * @throws InterruptedException if interrupted while waiting for room
 	 */
-	void deliver(Event event) throws InterruptedException {
+	public void deliver(Event event) throws InterruptedException {
 		if (event instanceof Event.Begin begin) {
 			begin(begin);
 		}
@@ -170,11 +166,11 @@ final class Dispatcher {
 		if (this.skipping) {
 			return;
 		}
-		this.window.awaitBelow(this.config.maxUnacknowledged(), this.stop::overdue);
+		this.window.awaitBelow(this.host.maxUnacknowledged(), this.stop::overdue);
 		if (this.stop.overdue()) {
 			throw new StopSignal.StopRequested();
 		}
-		this.controls.atBoundary(begin.commitLsn(), this.window);
+		this.host.atBoundary(begin.commitLsn(), this.window);
 		this.entry = this.window.begin(begin.commitLsn());
 		if (this.sink != null) {
 			this.checkpointed = this.sink.covers(begin.commitLsn());
@@ -193,16 +189,16 @@ final class Dispatcher {
 		if (this.skipping || this.checkpointed) {
 			return;
 		}
-		Event.ChangeArrived arrived = ColumnMasks.apply(this.masks, event);
+		Event.ChangeArrived arrived = this.host.mask(event);
 		Change change = arrived.change();
 		if (change.table().equals(this.ignored) || this.heartbeats.consume(change)) {
 			this.ownChanges++;
 			return;
 		}
 		if (this.buffering) {
-			if (this.buffered.size() >= this.config.maxTransactionChanges()) {
+			if (this.buffered.size() >= this.host.maxTransactionChanges()) {
 				throw new ReplicationConsumerException("Transaction xid " + begin.xid() + " (commit LSN "
-						+ begin.commitLsn() + ") has more than " + this.config.maxTransactionChanges()
+						+ begin.commitLsn() + ") has more than " + this.host.maxTransactionChanges()
 						+ " changes, the most a transaction handler can be given; raise maxTransactionChanges "
 						+ "(postlog.max-transaction-changes) or use a change handler, which needs no buffering");
 			}
@@ -213,7 +209,7 @@ final class Dispatcher {
 			nanos += target.change(arrived, entry());
 		}
 		this.handlerNanos += nanos;
-		this.config.listener().changeDelivered(change, Duration.ofNanos(nanos));
+		this.host.changeDelivered(change, Duration.ofNanos(nanos));
 	}
 
 	private void message(LogicalMessage message) throws InterruptedException {
@@ -231,7 +227,7 @@ final class Dispatcher {
 			return;
 		}
 		boolean heartbeat = this.heartbeats.consume(message);
-		this.controls.atBoundary(message.lsn(), this.window);
+		this.host.atBoundary(message.lsn(), this.window);
 		AckWindow.Entry own = this.window.message(message.lsn());
 		if (!heartbeat) {
 			for (Target target : this.targets) {
@@ -274,11 +270,11 @@ final class Dispatcher {
 		}
 		this.window.dispatched(entry, commit.endLsn());
 		if (commit.changeCount() > this.ownChanges) {
-			this.config.listener().transactionDelivered(transaction, Duration.ofNanos(this.handlerNanos));
+			this.host.transactionDelivered(transaction, Duration.ofNanos(this.handlerNanos));
 		}
 		end();
 		if (this.sink != null
-				&& this.sink.due(this.config.checkpointBatch(), this.config.checkpointBatchDelay().toNanos())) {
+				&& this.sink.due(this.host.checkpointBatch(), this.host.checkpointBatchDelay().toNanos())) {
 			this.sink.commit();
 		}
 	}
@@ -288,7 +284,7 @@ final class Dispatcher {
 	 * marker table before PostgreSQL 12, which a publication of all tables publishes too.
 	 * @param table the table
 	 */
-	void ignore(TableId table) {
+	public void ignore(TableId table) {
 		this.ignored = table;
 	}
 
@@ -306,12 +302,12 @@ final class Dispatcher {
 	 * @param consistentPoint the snapshot's consistent point
 	 * @param snapshotTime when the snapshot was exported
 	 * @return the batch's entry in the window
-	 * @throws HandlerFailedException if a subscription's error handler failed the
-	 * consumer
+	 * @throws RuntimeException (the consumer's handler failure) if an error handler
+	 * failed the consumer
 	 * @throws StopSignal.StopRequested if a stop ended a wait
 	 * @throws InterruptedException if interrupted while waiting for room
 	 */
-	AckWindow.Entry snapshot(List<Event.ChangeArrived> rows, Lsn consistentPoint, Instant snapshotTime)
+	public AckWindow.Entry snapshot(List<Event.ChangeArrived> rows, Lsn consistentPoint, Instant snapshotTime)
 			throws InterruptedException {
 		if (this.open != null) {
 			throw new IllegalStateException("Snapshot rows cannot be delivered inside a transaction");
@@ -319,12 +315,12 @@ final class Dispatcher {
 		boolean inChunk = this.sink != null && this.sink.inChunk();
 		if (!inChunk) {
 			// Inside a chunk the window holds its batches until the chunk commits.
-			this.window.awaitBelow(this.config.maxUnacknowledged(), this.stop::overdue);
+			this.window.awaitBelow(this.host.maxUnacknowledged(), this.stop::overdue);
 			if (this.stop.overdue()) {
 				throw new StopSignal.StopRequested();
 			}
 		}
-		this.controls.atBoundary(consistentPoint, this.window);
+		this.host.atBoundary(consistentPoint, this.window);
 		if (this.sink != null) {
 			this.sink.openChunk();
 		}
@@ -338,7 +334,7 @@ final class Dispatcher {
 			target.begin();
 		}
 		for (Event.ChangeArrived unmasked : rows) {
-			Event.ChangeArrived row = ColumnMasks.apply(this.masks, unmasked);
+			Event.ChangeArrived row = this.host.mask(unmasked);
 			long nanos = 0;
 			for (Target target : this.targets) {
 				nanos += target.snapshotChange(row, entry);
@@ -346,7 +342,7 @@ final class Dispatcher {
 			if (this.buffering) {
 				changes.add(row.change());
 			}
-			this.config.listener().changeDelivered(row.change(), Duration.ofNanos(nanos));
+			this.host.changeDelivered(row.change(), Duration.ofNanos(nanos));
 		}
 		Transaction batch = new Transaction(0, consistentPoint, consistentPoint, snapshotTime, null, changes);
 		for (Target target : this.targets) {
@@ -363,7 +359,7 @@ final class Dispatcher {
 	 * together. Without one, does nothing.
 	 * @param mark the chunk's mark
 	 */
-	void chunkDone(ChunkMark mark) {
+	public void chunkDone(ChunkMark mark) {
 		if (this.sink != null) {
 			this.sink.chunkDone(mark);
 		}
@@ -372,7 +368,7 @@ final class Dispatcher {
 	/**
 	 * Rolls back a sink transaction left inside a chunk by a snapshot that ended early.
 	 */
-	void abandonChunk() {
+	public void abandonChunk() {
 		if (this.sink != null && this.sink.inChunk()) {
 			this.sink.rollback();
 		}
@@ -393,7 +389,7 @@ final class Dispatcher {
 	 * were given, so that every subscription's progress is exact before the next session.
 	 * @throws InterruptedException if interrupted while waiting
 	 */
-	void sessionEnded(@Nullable Throwable cause) throws InterruptedException {
+	public void sessionEnded(@Nullable Throwable cause) throws InterruptedException {
 		if (this.sink != null) {
 			this.sink.sessionEnded(this.open != null || cause instanceof FailureLedger.Redelivery);
 		}
@@ -409,7 +405,7 @@ final class Dispatcher {
 	 * @param subscriptionId the subscription
 	 * @param from the commit LSN of the first transaction it has not finished
 	 */
-	void rewind(String subscriptionId, Lsn from) {
+	public void rewind(String subscriptionId, Lsn from) {
 		for (Target target : this.targets) {
 			if (target.subscriptionId().equals(subscriptionId)) {
 				target.rewindBefore(from);
@@ -421,7 +417,7 @@ final class Dispatcher {
 	 * Waits until the lanes have handled what they were given, or the stop deadline.
 	 * @throws InterruptedException if interrupted while waiting
 	 */
-	void awaitLanes() throws InterruptedException {
+	public void awaitLanes() throws InterruptedException {
 		for (Target target : this.targets) {
 			target.awaitIdle();
 		}
@@ -430,7 +426,7 @@ final class Dispatcher {
 	/**
 	 * Stops the lanes.
 	 */
-	void close() {
+	public void close() {
 		for (Target target : this.targets) {
 			target.close();
 		}

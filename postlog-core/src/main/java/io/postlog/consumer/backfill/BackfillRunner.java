@@ -90,7 +90,7 @@ public final class BackfillRunner implements Runnable {
 		this.connection = new BackfillConnection(config, settings, () -> this.stopped);
 		this.tables = new TableBackfill(config, settings, window, this.watermarks, this.store, this.reader,
 				this.connection, binary, new ChunkSettlement(config, ackWindow, () -> this.stopped), ackWindow,
-				() -> this.stopped);
+				() -> this.stopped, logger);
 	}
 
 	/**

@@ -16,7 +16,6 @@ import io.postlog.snapshot.BackfillTable;
 import io.postlog.snapshot.ChunkRange;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The backfill of one table, for the {@link BackfillRunner}: chunk by chunk, each
@@ -26,9 +25,6 @@ import org.slf4j.LoggerFactory;
  * while the stream carries the last one. Used on the backfill thread only.
  */
 final class TableBackfill {
-
-	/** Logs as the runner it works for, under the category operators know. */
-	private static final Logger logger = LoggerFactory.getLogger(BackfillRunner.class);
 
 	/** Chunks open at once: the next one is read while the last one is delivered. */
 	private static final int CHUNKS_IN_FLIGHT = 2;
@@ -57,11 +53,14 @@ final class TableBackfill {
 
 	private final BooleanSupplier stopped;
 
+	/** The runner's: the lines of a table's backfill keep the runner's category. */
+	private final Logger logger;
+
 	private long lastLog;
 
 	TableBackfill(BackfillHost config, BackfillSettings settings, BackfillWindow window, Watermarks watermarks,
 			BackfillStore store, BackfillReader reader, BackfillConnection connection, boolean binary,
-			ChunkSettlement settlement, AckWindow ackWindow, BooleanSupplier stopped) {
+			ChunkSettlement settlement, AckWindow ackWindow, BooleanSupplier stopped, Logger logger) {
 		this.config = config;
 		this.settings = settings;
 		this.window = window;
@@ -73,6 +72,7 @@ final class TableBackfill {
 		this.settlement = settlement;
 		this.ackWindow = ackWindow;
 		this.stopped = stopped;
+		this.logger = logger;
 	}
 
 	/**
@@ -98,7 +98,7 @@ final class TableBackfill {
 			long estimated = (range != null) ? -1 : table.estimatedRows();
 			backfill.progressed(ordinal, rows, estimated, false);
 			if (range == null) {
-				logger.info("Backfill {} reads {} for slot {} ({} rows estimated)", backfill.id(), tableId,
+				this.logger.info("Backfill {} reads {} for slot {} ({} rows estimated)", backfill.id(), tableId,
 						this.config.slotName(), table.estimatedRows());
 			}
 			List<String> settledAfter = resumeAfter;
@@ -132,7 +132,7 @@ final class TableBackfill {
 							return false;
 						}
 						attempt++;
-						logger.info(
+						this.logger.info(
 								"Backfill {}: a chunk of {} did not come through the stream of slot {} in time; "
 										+ "reading it again (attempt {})",
 								backfill.id(), table.table(), this.config.slotName(), attempt);
@@ -245,7 +245,7 @@ final class TableBackfill {
 		long now = System.nanoTime();
 		if (force || now - this.lastLog > PROGRESS_LOG_INTERVAL.toNanos()) {
 			this.lastLog = now;
-			logger.info("Backfill {} for slot {}: {} of {} rows", backfill.id(), this.config.slotName(),
+			this.logger.info("Backfill {} for slot {}: {} of {} rows", backfill.id(), this.config.slotName(),
 					backfill.rowsDone(), backfill.rowsEstimated());
 		}
 	}

@@ -1,13 +1,24 @@
-# Sourced by run-snapshot.sh and run-backfill.sh: starts a PostgreSQL 15 (Debian's
-# postgresql-15) of its own on a loopback port in a temp dir, stopped when the script exits,
-# and loads the end-to-end benchmark's table bench_rows with $ROWS rows, read from memory.
-# Needs ROOT, ROWS, PGBIN and a name ($1: the temp dir's and the saved server log's); sets
-# WORK, PORT, PSQL, URL, PG_VERSION, SIZE and LOAD_BEFORE, and defines die and log.
+# Sourced by run-snapshot.sh, run-backfill.sh, run-fence.sh and run-tracing.sh: starts a
+# PostgreSQL 15 (Debian's postgresql-15) of its own on a loopback port in a temp dir, stopped
+# when the script exits, and loads the end-to-end benchmark's table bench_rows with $ROWS
+# rows, read from memory. Needs ROOT, ROWS, PGBIN and a name ($1: the temp dir's and the
+# saved server log's); sets WORK, PORT, PSQL, URL, PG_VERSION, SIZE and LOAD_BEFORE, and
+# defines die, log and build_classpath.
 # shellcheck shell=bash
 
 BENCH_NAME=$1
 die() { echo "run-$BENCH_NAME: $*" >&2; exit 1; }
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
+
+# Builds the benchmarks module with its dependencies (extra Maven arguments, such as a
+# profile, pass through) and sets CP to its runtime class path.
+build_classpath() {
+	log "build (./mvnw -pl benchmarks -am package $*)"
+	(cd "$ROOT" && ./mvnw -q -B -pl benchmarks -am package "$@" -DskipTests -Dspring-javaformat.skip=true \
+		dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime) \
+		>"$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; die "build failed"; }
+	CP="$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")"
+}
 
 [ "$ROWS" -gt 0 ] || die "--rows must be positive"
 [ -x "$PGBIN/initdb" ] || die "no $PGBIN/initdb: apt-get install -y postgresql-15"

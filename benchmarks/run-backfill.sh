@@ -33,11 +33,7 @@ done
 # shellcheck source=bench-table.sh
 source "$ROOT/benchmarks/bench-table.sh" backfill
 
-log "build (./mvnw -pl benchmarks -am package)"
-(cd "$ROOT" && ./mvnw -q -B -pl benchmarks -am package -DskipTests -Dspring-javaformat.skip=true \
-	dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime) \
-	>"$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; die "build failed"; }
-CP="$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")"
+build_classpath
 
 log "run: $RUNS run(s), $RATE tx/s, $SECONDS_ s, chunks of $CHUNK"
 java ${BACKFILL_JAVA_OPTS:-} -cp "$CP" io.postlog.benchmarks.e2e.BackfillLeg url="$URL" user=postgres table=bench_rows rows="$ROWS" \

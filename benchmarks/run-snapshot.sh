@@ -43,11 +43,7 @@ if [ "$DEBEZIUM" -eq 1 ]; then
 	"${PSQL[@]}" -c "CREATE PUBLICATION bench_dbz_pub FOR TABLE bench_rows"
 fi
 
-log "build (./mvnw -pl benchmarks -am package ${PROFILE[*]:-})"
-(cd "$ROOT" && ./mvnw -q -B -pl benchmarks -am package "${PROFILE[@]}" -DskipTests -Dspring-javaformat.skip=true \
-	dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime) \
-	>"$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; die "build failed"; }
-CP="$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")"
+build_classpath "${PROFILE[@]}"
 
 log "run: $RUNS run(s), legs $LEGS, parallelism $PARALLELISM, binary=$BINARY"
 # SNAPSHOT_JAVA_OPTS: extra JVM flags for the leg, e.g. -XX:StartFlightRecording=filename=/tmp/snap.jfr

@@ -27,11 +27,7 @@ done
 # shellcheck source=bench-table.sh
 source "$ROOT/benchmarks/bench-table.sh" tracing
 
-log "build (./mvnw -pl benchmarks -am package)"
-(cd "$ROOT" && ./mvnw -q -B -pl benchmarks -am package -DskipTests -Dspring-javaformat.skip=true \
-	dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime) \
-	>"$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; die "build failed"; }
-CP="$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")"
+build_classpath
 
 log "tracing writer: $RATE tx/s, $SECONDS_PER_MODE s per mode, propagation off and on side by side"
 java -cp "$CP" io.postlog.benchmarks.e2e.TracePropagationWriterRun url="$URL" user=postgres rate="$RATE" \

@@ -18,6 +18,7 @@ import io.postlog.consumer.backfill.Downstream;
 import io.postlog.consumer.backfill.SnapshotChunkRecord;
 import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.Dispatcher;
 import io.postlog.consumer.delivery.Event;
 import io.postlog.snapshot.BackfillReader;
 import io.postlog.types.ValueDecoders;

@@ -5,7 +5,6 @@ import java.sql.SQLException;
 import io.postlog.Lsn;
 import io.postlog.admin.PgErrors;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The error line a consumer's failure is logged with, value-free (DESIGN.md, "Delivery
@@ -13,22 +12,21 @@ import org.slf4j.LoggerFactory;
  * description; a handler's exception is not logged again (it was with each failed
  * attempt), and of a server's error only its SQLState and condition are, never its text,
  * which can quote row values (a DETAIL on a connection of the application's pool), nor
- * its stack trace. Logs under {@link DeliveryContract}'s category, whose line it is.
+ * its stack trace. Logs under the category of the loop it is given, whose line it is.
  */
 final class ConsumerFailureLog {
-
-	private static final Logger logger = LoggerFactory.getLogger(DeliveryContract.class);
 
 	private ConsumerFailureLog() {
 	}
 
 	/**
 	 * Logs the failure the consumer ends with.
+	 * @param logger the delivery loop's logger
 	 * @param slotName the consumer's slot
 	 * @param acked the acknowledged position, where the slot stays
 	 * @param cause the failure
 	 */
-	static void failed(String slotName, Lsn acked, Throwable cause) {
+	static void failed(Logger logger, String slotName, Lsn acked, Throwable cause) {
 		if (cause instanceof HandlerFailedException) {
 			// Its handler's exception was logged with each failed attempt.
 			logger.error("Consumer of slot {} failed; the acknowledged position stays at {}: {}", slotName, acked,

@@ -12,6 +12,8 @@ import io.postlog.consumer.backfill.BackfillSettings;
 import io.postlog.consumer.backfill.SnapshotChunkRecord;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.ConsumerThreads;
+import io.postlog.consumer.delivery.Dispatcher;
+import io.postlog.consumer.delivery.FailureLedger;
 import io.postlog.consumer.delivery.HandOff;
 import io.postlog.consumer.delivery.Heartbeats;
 import io.postlog.consumer.delivery.Lanes;
@@ -163,8 +165,8 @@ final class DeliveryContract implements Runnable {
 		this.states = states;
 		this.window = window;
 		this.threads = new ConsumerThreads(this::threadDied);
-		this.dispatcher = new Dispatcher(config, window, states, this.stop, this.threads, this.heartbeats, controls,
-				this::laneFailed);
+		this.dispatcher = ConsumerDispatch.dispatcher(config, window, states, this.stop, this.threads, this.heartbeats,
+				controls, this::laneFailed);
 		this.slotCheck = (config.admin() != null && !config.temporary())
 				? new SlotPositionCheck(config.admin(), config.slotName(), window, config.listener()) : null;
 		SnapshotSettings snapshot = config.snapshot();
@@ -440,7 +442,7 @@ final class DeliveryContract implements Runnable {
 		if (this.stop.requested() && cause instanceof StopSignal.StopRequested) {
 			return;
 		}
-		ConsumerFailureLog.failed(this.config.slotName(), this.window.acked(), cause);
+		ConsumerFailureLog.failed(logger, this.config.slotName(), this.window.acked(), cause);
 		this.states.failed(cause);
 	}
 

@@ -15,6 +15,7 @@ import io.postlog.consumer.backfill.BackfillWindow;
 import io.postlog.consumer.backfill.Watermarks;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.ConsumerThreads;
+import io.postlog.consumer.delivery.Dispatcher;
 import io.postlog.consumer.delivery.Event;
 import io.postlog.consumer.delivery.HandOff;
 import io.postlog.consumer.delivery.Lanes;

@@ -18,6 +18,7 @@ import io.postlog.consumer.backfill.BackfillSettings;
 import io.postlog.consumer.backfill.SnapshotChunkRecord;
 import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.Dispatcher;
 import io.postlog.consumer.delivery.Event;
 import io.postlog.consumer.delivery.Lanes;
 import io.postlog.consumer.delivery.StopSignal;
@@ -167,24 +168,16 @@ final class InitialSnapshot {
 				// A publication of all tables publishes the marker's updates too.
 				this.dispatcher.ignore(this.settings.markerTable());
 			}
-			SnapshotHandOff.Decision decision = this.admin.apply("Deciding on the initial snapshot of slot " + slot,
-					handOff::decide);
-			if (decision.action() == SnapshotHandOff.Action.RESUME && record != null) {
-				this.admin.apply("Resuming the initial snapshot of slot " + slot, (connection) -> {
-					record.resume(connection);
-					return null;
-				});
-			}
-			if (decision.action() != SnapshotHandOff.Action.SNAPSHOT) {
+			Export export = decide(handOff, replication, record);
+			if (export == null) {
 				this.pending = false;
 				return;
 			}
-			this.states.snapshot();
-			ExportedSnapshot snapshot = export(handOff, replication);
+			ExportedSnapshot snapshot = export.snapshot();
 			try {
 				ResumableChunks chunks = (record != null)
 						? new ResumableChunks(record, handOff, this.admin, this.window, slot) : null;
-				SnapshotResult result = deliver(snapshot, chunks);
+				SnapshotResult result = deliver(snapshot, export.tables(), chunks);
 				if (chunks != null) {
 					this.admin.apply("Removing the chunks of slot " + slot + "'s snapshot", (connection) -> {
 						record.forget(connection, chunks.id());
@@ -266,17 +259,32 @@ final class InitialSnapshot {
 	}
 
 	/**
-	 * Creates the slot with its exported snapshot, which waits for the transactions
-	 * running then; a stop breaks the wait off.
+	 * Decides on the hand-off and, for a snapshot, exports it (waiting for the
+	 * transactions running then; a stop breaks the wait off), on one admin connection:
+	 * without a pool each admin connection is opened afresh. Returns {@code null} to
+	 * stream the slot.
 	 */
-	private ExportedSnapshot export(SnapshotHandOff handOff, Connection replication) {
+	private @Nullable Export decide(SnapshotHandOff handOff, Connection replication,
+			@Nullable SnapshotChunkRecord record) {
 		this.exporting = replication;
 		try {
-			if (this.cancelled) {
-				throw new StopSignal.StopRequested();
-			}
-			return this.admin.apply("Exporting the snapshot of slot " + this.config.slotName(),
-					handOff::exportSnapshot);
+			return this.admin.apply("Deciding on the initial snapshot of slot " + this.config.slotName(),
+					(connection) -> {
+						SnapshotHandOff.Decision decision = handOff.decide(connection);
+						if (decision.action() == SnapshotHandOff.Action.RESUME && record != null) {
+							record.resume(connection);
+						}
+						if (decision.action() != SnapshotHandOff.Action.SNAPSHOT) {
+							return null;
+						}
+						this.states.snapshot();
+						if (this.cancelled) {
+							throw new StopSignal.StopRequested();
+						}
+						// The hand-off owns the exported snapshot, and closes it.
+						ExportedSnapshot exported = handOff.exportSnapshot(connection);
+						return new Export(exported, tables(connection));
+					});
 		}
 		catch (RuntimeException ex) {
 			if (this.cancelled) {
@@ -301,7 +309,7 @@ final class InitialSnapshot {
 		}
 		boolean resumable = this.admin.apply("Checking the tables of slot " + this.config.slotName() + "'s snapshot",
 				(connection) -> {
-					for (TableId table : tables()) {
+					for (TableId table : tables(connection)) {
 						if (!record.resumable(connection, table)) {
 							return false;
 						}
@@ -311,9 +319,8 @@ final class InitialSnapshot {
 		return resumable ? record : null;
 	}
 
-	private SnapshotResult deliver(ExportedSnapshot snapshot, @Nullable ResumableChunks chunks)
+	private SnapshotResult deliver(ExportedSnapshot snapshot, List<TableId> tables, @Nullable ResumableChunks chunks)
 			throws InterruptedException {
-		List<TableId> tables = tables();
 		Lsn point = snapshot.consistentPoint();
 		this.consistentPoint = point;
 		// Called as a handler is: what it throws ends this attempt.
@@ -346,9 +353,8 @@ final class InitialSnapshot {
 	 * Returns the publication's tables, but for postlog's own: the marker table, the
 	 * heartbeat table and the watermark table, whose rows no subscription sees.
 	 */
-	private List<TableId> tables() {
-		List<TableId> published = this.admin.apply("Reading the tables of publication " + this.config.publicationName(),
-				(connection) -> new ReplicationAdmin(connection).publicationTables(this.config.publicationName()));
+	private List<TableId> tables(Connection connection) throws SQLException {
+		List<TableId> published = new ReplicationAdmin(connection).publicationTables(this.config.publicationName());
 		List<TableId> tables = new ArrayList<>(published);
 		tables.remove(this.settings.markerTable());
 		if (this.heartbeatTable != null) {
@@ -409,6 +415,14 @@ final class InitialSnapshot {
 	}
 
 	/**
+	 * A snapshot exported for the hand-off, and the publication's tables it reads, looked
+	 * up after the export.
+	 */
+	private record Export(ExportedSnapshot snapshot, List<TableId> tables) {
+
+	}
+
+	/**
 	 * Gathers the rows the reader hands over into batches for the dispatcher, on the
 	 * delivery thread.
 	 */
@@ -423,6 +437,8 @@ final class InitialSnapshot {
 		private List<Event.ChangeArrived> rows = new ArrayList<>(InitialSnapshot.this.batchSize);
 
 		private AckWindow.@Nullable Entry last;
+
+		private int sequence;
 
 		Batches(Lsn consistentPoint, Instant snapshotTime, @Nullable ResumableChunks chunks) {
 			this.consistentPoint = consistentPoint;
@@ -455,8 +471,9 @@ final class InitialSnapshot {
 				throw new StopSignal.StopRequested();
 			}
 			// Lanes are drained before the stream starts, so a snapshot row's lane
-			// need not follow its key: the row's id spreads them.
-			int route = change.id().hashCode();
+			// need not follow its key: rows take the lanes in turn (hashing each row's
+			// id here cost the delivery thread more than the rest of its work).
+			int route = this.sequence++;
 			this.rows.add(new Event.ChangeArrived(change, route, route,
 					InitialSnapshot.this.routing ? size(change.after()) : 0));
 			if (this.rows.size() >= InitialSnapshot.this.batchSize) {

@@ -10,6 +10,7 @@ import io.postlog.Lsn;
 import io.postlog.SchemaChange;
 import io.postlog.Transaction;
 import io.postlog.consumer.delivery.AckWindow;
+import io.postlog.consumer.delivery.FailureLedger;
 import io.postlog.consumer.delivery.Runner;
 import io.postlog.consumer.delivery.StopSignal;
 import org.jspecify.annotations.Nullable;
@@ -49,7 +50,7 @@ final class ListenerRunner implements Runner {
 
 	private final AtomicBoolean interruptReported;
 
-	private final @Nullable FailureLedger ledger;
+	private final @Nullable FailureLedger<HandlerFailedException> ledger;
 
 	private final SubscriptionControl control;
 
@@ -68,8 +69,8 @@ final class ListenerRunner implements Runner {
 	 * @param control starts and stops the subscription
 	 */
 	ListenerRunner(Subscription subscription, RetryPolicy retry, AckWindow window, ConsumerStates states,
-			ConsumerListener listener, StopSignal stop, AtomicBoolean interruptReported, @Nullable FailureLedger ledger,
-			SubscriptionControl control) {
+			ConsumerListener listener, StopSignal stop, AtomicBoolean interruptReported,
+			@Nullable FailureLedger<HandlerFailedException> ledger, SubscriptionControl control) {
 		this.subscription = subscription;
 		this.retry = retry;
 		this.window = window;
@@ -153,7 +154,7 @@ final class ListenerRunner implements Runner {
 			// Not running: the slot keeps this for when it starts again.
 			return 0;
 		}
-		FailureLedger failures = this.ledger;
+		FailureLedger<HandlerFailedException> failures = this.ledger;
 		if (failures != null && (message == null || message.transactional())) {
 			return callRollingBack(change, transaction, message, schema, lsn, failures);
 		}
@@ -224,7 +225,8 @@ final class ListenerRunner implements Runner {
 	 * it comes again, inside the sink transaction.
 	 */
 	private long callRollingBack(@Nullable Change change, @Nullable Transaction transaction,
-			@Nullable LogicalMessage message, @Nullable SchemaChange schema, Lsn lsn, FailureLedger failures) {
+			@Nullable LogicalMessage message, @Nullable SchemaChange schema, Lsn lsn,
+			FailureLedger<HandlerFailedException> failures) {
 		String key = failures.isEmpty() ? null : key(change, transaction, message, schema);
 		HandlerFailedException exhausted = (key != null) ? failures.exhaustedFailure(key) : null;
 		if (exhausted != null) {

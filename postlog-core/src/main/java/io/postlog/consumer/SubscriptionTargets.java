@@ -8,6 +8,7 @@ import java.util.function.Consumer;
 import io.postlog.Change;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.ConsumerThreads;
+import io.postlog.consumer.delivery.FailureLedger;
 import io.postlog.consumer.delivery.LaneTarget;
 import io.postlog.consumer.delivery.Lanes;
 import io.postlog.consumer.delivery.Recipient;
@@ -28,8 +29,8 @@ final class SubscriptionTargets {
 	}
 
 	static List<Target> of(ConsumerConfig config, AckWindow window, ConsumerStates states, StopSignal stop,
-			ConsumerThreads threads, @Nullable FailureLedger ledger, SubscriptionControls controls,
-			Consumer<Throwable> onLaneFailure) {
+			ConsumerThreads threads, @Nullable FailureLedger<HandlerFailedException> ledger,
+			SubscriptionControls controls, Consumer<Throwable> onLaneFailure) {
 		List<Target> targets = new ArrayList<>();
 		for (Subscription subscription : config.subscriptions()) {
 			AtomicBoolean interruptReported = new AtomicBoolean();

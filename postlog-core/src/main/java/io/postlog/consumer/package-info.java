@@ -8,15 +8,19 @@
  * {@code io.postlog} and the other core packages, never on this one, so that the package
  * graph has no cycle (checked by {@code ArchitectureTests}):
  * <ul>
- * <li>{@code io.postlog.consumer.delivery}: the acknowledgement window, the hand-off
- * between the reading and the delivering threads, the events handed over, and each
- * subscription's target, in place or on lanes; a subscription reaches it as a
- * {@code Recipient} and its handler's call as a {@code Runner}, both made here;</li>
- * <li>{@code io.postlog.consumer.backfill}: backfills while the stream runs (the runner,
- * the watermark window in front of the dispatcher, the progress table), installed only
- * when backfills are on; the consumer is its {@code BackfillHost}
- * ({@code ConsumerBackfills}), and each {@link io.postlog.consumer.Backfill} shows one of
- * its {@code BackfillJob}s;</li>
+ * <li>{@code io.postlog.consumer.delivery}: the dispatcher, the acknowledgement window,
+ * the hand-off between the reading and the delivering threads, the events handed over,
+ * each subscription's target (in place or on lanes), and the sink transaction of a
+ * transactional checkpoint store with its failure ledger; a subscription reaches it as a
+ * {@code Recipient} and its handler's call as a {@code Runner} ({@code ListenerRunner},
+ * which keeps the retries and the error handler's decision here, with the API types they
+ * use), the consumer as a {@code DispatchHost} and its checkpoint store as a
+ * {@code CheckpointSink} ({@code ConsumerDispatch}, which makes the dispatcher);</li>
+ * <li>{@code io.postlog.consumer.backfill}: backfills while the stream runs (the runner
+ * and the backfill of one table, the watermark window in front of the dispatcher and its
+ * merge of TOASTed values, the progress table), installed only when backfills are on; the
+ * consumer is its {@code BackfillHost} ({@code ConsumerBackfills}), and each
+ * {@link io.postlog.consumer.Backfill} shows one of its {@code BackfillJob}s;</li>
  * <li>{@code io.postlog.consumer.spill}: streamed (large, in-progress) transactions on
  * the heap and in spill files until their commit;</li>
  * <li>{@code io.postlog.consumer.checkpoint}: the table a JDBC checkpoint store keeps its

@@ -24,6 +24,7 @@ import io.postlog.admin.PublicationMode;
 import io.postlog.admin.SlotLifecycle;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.ConsumerThreads;
+import io.postlog.consumer.delivery.Dispatcher;
 import io.postlog.consumer.delivery.Event;
 import io.postlog.consumer.delivery.Heartbeats;
 import io.postlog.consumer.delivery.StopSignal;
@@ -214,7 +215,7 @@ class InitialSnapshotTests {
 				SlotOnlyCheckpointStore.INSTANCE, 1, Duration.ofMillis(100), null,
 				new WalSafety(false, LostSlotAction.FAIL, null, null), null, null, Duration.ofSeconds(60), null, false);
 		ConsumerStates states = new ConsumerStates(config.listener(), config.slotName());
-		Dispatcher dispatcher = new Dispatcher(config, window, states, new StopSignal(),
+		Dispatcher dispatcher = ConsumerDispatch.dispatcher(config, window, states, new StopSignal(),
 				new ConsumerThreads((thread, cause) -> {
 				}), Heartbeats.NONE,
 				new SubscriptionControls(config.subscriptions(), config.slotName(), true, config.listener()),

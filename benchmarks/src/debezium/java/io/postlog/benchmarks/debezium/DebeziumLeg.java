@@ -38,24 +38,9 @@ public final class DebeziumLeg {
 		Tally tally = new Tally(Tally.arg(args, "leg", json ? "debezium-json" : "debezium-connect"),
 				Long.parseLong(Tally.arg(args, "expected", null)), latency)
 			.warmup(Long.parseLong(Tally.arg(args, "warmup", "0")));
-		Properties props = new Properties();
-		props.setProperty("name", "bench");
-		props.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-		props.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
-		props.setProperty("offset.flush.interval.ms", "10000");
-		props.setProperty("database.hostname", Tally.arg(args, "host", "127.0.0.1"));
-		props.setProperty("database.port", Tally.arg(args, "port", null));
-		props.setProperty("database.user", Tally.arg(args, "user", "postgres"));
-		props.setProperty("database.password", "unused");
-		props.setProperty("database.dbname", Tally.arg(args, "database", null));
-		props.setProperty("topic.prefix", "bench");
-		props.setProperty("plugin.name", "pgoutput");
-		props.setProperty("slot.name", Tally.arg(args, "slot", null));
-		props.setProperty("publication.name", Tally.arg(args, "publication", null));
-		props.setProperty("publication.autocreate.mode", "disabled");
+		Properties props = ConnectorProperties.of(args, "bench", "10000");
 		props.setProperty("snapshot.mode", "no_data");
 		props.setProperty("table.include.list", "public.bench_rows");
-		props.setProperty("tombstones.on.delete", "false");
 		ExecutorService executor = Executors.newSingleThreadExecutor();
 		DebeziumEngine<?> engine;
 		if (json) {

@@ -35,25 +35,10 @@ public final class DebeziumSnapshotLeg {
 
 	public static void main(String[] args) throws Exception {
 		long rows = Long.parseLong(Tally.arg(args, "rows", null));
-		Properties props = new Properties();
-		props.setProperty("name", "bench-snapshot");
-		props.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
-		props.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
-		props.setProperty("offset.flush.interval.ms", "60000");
-		props.setProperty("database.hostname", Tally.arg(args, "host", "127.0.0.1"));
-		props.setProperty("database.port", Tally.arg(args, "port", null));
-		props.setProperty("database.user", Tally.arg(args, "user", "postgres"));
-		props.setProperty("database.password", "unused");
-		props.setProperty("database.dbname", Tally.arg(args, "database", null));
-		props.setProperty("topic.prefix", "bench");
-		props.setProperty("plugin.name", "pgoutput");
-		props.setProperty("slot.name", Tally.arg(args, "slot", null));
+		Properties props = ConnectorProperties.of(args, "bench-snapshot", "60000");
 		props.setProperty("slot.drop.on.stop", "true");
-		props.setProperty("publication.name", Tally.arg(args, "publication", null));
-		props.setProperty("publication.autocreate.mode", "disabled");
 		props.setProperty("snapshot.mode", "initial");
 		props.setProperty("table.include.list", Tally.arg(args, "table", "public.bench_rows"));
-		props.setProperty("tombstones.on.delete", "false");
 		long[] count = new long[1];
 		long[] touched = new long[1];
 		CountDownLatch done = new CountDownLatch(1);

@@ -1,29 +1,21 @@
 package io.postlog.consumer.backfill;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import io.postlog.Change;
 import io.postlog.Operation;
-import io.postlog.Row;
 import io.postlog.TableId;
-import io.postlog.UnchangedToast;
 import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.Event;
 import io.postlog.snapshot.BackfillReader;
 import io.postlog.snapshot.BackfillRow;
 import io.postlog.snapshot.BackfillTable;
-import io.postlog.snapshot.SnapshotConnections;
-import io.postlog.snapshot.SnapshotReadException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,14 +47,8 @@ import org.slf4j.LoggerFactory;
  * ({@link Downstream#chunkDone}); a failure before that rolls them back, and the chunk
  * goes again from its first row.
  * <p>
- * TOAST: an update that does not resend a TOASTed value would give a subscription an
- * {@link UnchangedToast} for a row it may never have been given whole (its chunk row not
- * read yet, or dropped because that update won). While a table is being backfilled, such
- * an update is merged before it is delivered: the values it did not resend are read from
- * the table by key. That is the value the update left or a later one (whose own change
- * follows in the stream), never an earlier one; a row gone meanwhile has its delete
- * coming, and the update is left out. Merging instead of delivering the full row first
- * keeps one change per change, and needs no chunk row, which may not exist yet.
+ * TOAST: while a table is being backfilled, an update that does not resend a TOASTed
+ * value is merged before it is delivered ({@link ToastMerge}).
  * <p>
  * Visibility: PostgreSQL makes a commit visible a moment after it flushed the commit's
  * WAL record, and the stream can deliver the transaction in between. A transaction
@@ -95,8 +81,6 @@ public final class BackfillWindow {
 
 	private final @Nullable TableId progressTable;
 
-	private final @Nullable SnapshotConnections readers;
-
 	private final int batchSize;
 
 	/**
@@ -105,19 +89,15 @@ public final class BackfillWindow {
 	 */
 	private final boolean effectOnce;
 
-	private final Map<TableId, BackfillTable> active = new ConcurrentHashMap<>();
+	private final ToastMerge toast;
 
 	private final @Nullable Delivered delivered;
 
 	/** The chunks announced and not yet closed, oldest first; copied on write. */
 	private volatile OpenChunk[] open = new OpenChunk[0];
 
-	private volatile @Nullable BackfillReader reader;
-
 	/** The chunks whose rows go in slices, in the order of their high watermarks. */
 	private final ArrayDeque<PendingChunk> pending = new ArrayDeque<>();
-
-	private @Nullable Connection merging;
 
 	/**
 	 * Creates the window of a consumer with backfills.
@@ -134,7 +114,7 @@ public final class BackfillWindow {
 		this.watermarks = (settings != null)
 				? new Watermarks(serverVersion, settings.watermarkTable(), config.slotName()) : null;
 		this.progressTable = (settings != null) ? settings.progressTable() : null;
-		this.readers = (settings != null) ? settings.readers() : null;
+		this.toast = new ToastMerge((settings != null) ? settings.readers() : null, config.slotName());
 		this.batchSize = Math.min(BATCH, maxTransactionChanges);
 		this.effectOnce = config.effectOnce();
 		this.delivered = (settings != null) ? new Delivered(DELIVERED) : null;
@@ -145,13 +125,12 @@ public final class BackfillWindow {
 	 * Thread-safe.
 	 */
 	void activate(BackfillTable table, BackfillReader reader) {
-		this.reader = reader;
-		this.active.put(table.table(), table);
+		this.toast.activate(table, reader);
 	}
 
 	/** Ends {@link #activate}. Thread-safe. */
 	void deactivate(TableId table) {
-		this.active.remove(table);
+		this.toast.deactivate(table);
 	}
 
 	/**
@@ -247,7 +226,7 @@ public final class BackfillWindow {
 					slices.supersede(change);
 				}
 			}
-			Event.ChangeArrived delivered = merged(arrived);
+			Event.ChangeArrived delivered = this.toast.merged(arrived);
 			if (delivered != null) {
 				this.dispatcher.deliver(delivered);
 			}
@@ -406,88 +385,9 @@ public final class BackfillWindow {
 		}
 	}
 
-	/**
-	 * Fills in the values an update did not resend, while its table is being backfilled.
-	 * @return the change to deliver, or {@code null} to leave it out (the row is gone)
-	 */
-	private Event.@Nullable ChangeArrived merged(Event.ChangeArrived arrived) {
-		Change change = arrived.change();
-		Row after = change.after();
-		if (change.operation() != Operation.UPDATE || after == null || this.active.isEmpty()) {
-			return arrived;
-		}
-		BackfillTable table = this.active.get(change.table());
-		if (table == null) {
-			return arrived;
-		}
-		List<String> missing = new ArrayList<>();
-		for (String column : after.columns()) {
-			if (after.isUnchangedToast(column)) {
-				missing.add(column);
-			}
-		}
-		if (missing.isEmpty()) {
-			return arrived;
-		}
-		List<@Nullable Object> key = table.keyOf(after);
-		if (key == null) {
-			key = table.keyOf(change.before());
-		}
-		if (key == null) {
-			return arrived;
-		}
-		@Nullable Object[] current = current(table, key, missing);
-		if (current == null) {
-			logger.debug("Slot {}: an update of {} whose row is gone is left out; its delete follows",
-					this.config.slotName(), change.table());
-			return null;
-		}
-		List<String> columns = after.columns();
-		@Nullable Object[] values = new Object[columns.size()];
-		int next = 0;
-		for (int i = 0; i < columns.size(); i++) {
-			String column = columns.get(i);
-			values[i] = after.isUnchangedToast(column) ? current[next++] : after.get(column);
-		}
-		Change filled = new Change(change.operation(), change.table(), change.before(),
-				Row.ofOwned(Row.columns(columns), values), change.xid(), change.commitLsn(), change.commitTime(),
-				change.index(), change.id());
-		return new Event.ChangeArrived(filled, arrived.route(), arrived.previousRoute(), arrived.bytes());
-	}
-
-	private @Nullable Object @Nullable [] current(BackfillTable table, List<@Nullable Object> key,
-			List<String> columns) {
-		BackfillReader backfillReader = this.reader;
-		SnapshotConnections connections = this.readers;
-		if (backfillReader == null || connections == null) {
-			throw new IllegalStateException("No backfill reader");
-		}
-		try {
-			if (this.merging == null) {
-				this.merging = connections.connect();
-			}
-			return backfillReader.current(this.merging, table, key, columns);
-		}
-		catch (SQLException ex) {
-			closeConnection();
-			throw new SnapshotReadException(
-					"Could not read the TOASTed values an update of " + table.table() + " did not resend",
-					table.table(), null, ex);
-		}
-	}
-
 	/** Closes the connection merges read on; on the delivery thread as it ends. */
 	public void closeConnection() {
-		Connection connection = this.merging;
-		this.merging = null;
-		if (connection != null) {
-			try {
-				connection.close();
-			}
-			catch (SQLException ex) {
-				logger.debug("Closing the backfill merge connection failed", ex);
-			}
-		}
+		this.toast.closeConnection();
 	}
 
 	/**

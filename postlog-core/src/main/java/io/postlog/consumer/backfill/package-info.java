@@ -1,12 +1,14 @@
 /**
  * Backfills: reading tables while the stream runs (the DBLog watermark algorithm). It
- * holds the backfill thread's runner (backfills one after the other, chunk by chunk, with
- * their one connection and the waits on the stream), the window in front of the
- * dispatcher on the delivery thread (chunks open between their watermarks, rows that a
- * streamed change won over dropped, chunk rows delivered in slices between streamed
- * transactions, updates of TOASTed values merged), the watermarks, the progress table,
- * and the record of a resumable initial snapshot's chunks. The consumer installs the
- * window only when backfills are on; otherwise no event passes through this room.
+ * holds the backfill thread's runner (backfills one after the other, submitted, queued,
+ * resumed, cancelled or failed), the backfill of one table (chunk by chunk, two in
+ * flight, with their one connection and the waits on the stream), the window in front of
+ * the dispatcher on the delivery thread (chunks open between their watermarks, rows that
+ * a streamed change won over dropped, chunk rows delivered in slices between streamed
+ * transactions) with its merge of the updates whose TOASTed values were not resent, the
+ * watermarks, the progress table, and the record of a resumable initial snapshot's
+ * chunks. The consumer installs the window only when backfills are on; otherwise no event
+ * passes through this room.
  * <p>
  * Internal: the types that are public here are public so the consumer can use them, not
  * as API; they may change in any release. Depends on {@code io.postlog},

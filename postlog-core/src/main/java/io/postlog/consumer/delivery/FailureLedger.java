@@ -1,4 +1,4 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -9,23 +9,29 @@ import io.postlog.Lsn;
 import org.jspecify.annotations.Nullable;
 
 /**
- * For a transactional {@link CheckpointStore}: the failed attempts of each change (or
+ * For a transactional checkpoint store: the failed attempts of each change (or
  * transaction, or message) per subscription, kept across the rollbacks and reconnects
  * that redeliver it, and those whose attempts ran out, which the subscription's error
- * handler gets instead of its handler when they come again. Delivery thread only.
+ * handler gets instead of its handler when they come again; the failure kept is the
+ * consumer's own kind ({@code F}). Delivery thread only.
+ * <p>
+ * Internal: public only so the consumer's runners can count their failures in it; not
+ * part of postlog's API, and it may change in any release.
+ *
+ * @param <F> the failure kept for what ran out of attempts
  */
-final class FailureLedger {
+public final class FailureLedger<F extends RuntimeException> {
 
 	private final Map<String, Integer> attempts = new HashMap<>();
 
-	private final Map<String, Exhausted> exhausted = new HashMap<>();
+	private final Map<String, Exhausted<F>> exhausted = new HashMap<>();
 
 	/**
 	 * Counts a failed attempt.
 	 * @param key the subscription and what failed
 	 * @return the attempts so far, this one included
 	 */
-	int failed(String key) {
+	public int failed(String key) {
 		return this.attempts.merge(key, 1, Integer::sum);
 	}
 
@@ -34,21 +40,21 @@ final class FailureLedger {
 	 * handler call needs no look-up.
 	 * @return {@code true} if no attempts or exhausted items are kept
 	 */
-	boolean isEmpty() {
+	public boolean isEmpty() {
 		return this.attempts.isEmpty() && this.exhausted.isEmpty();
 	}
 
-	void succeeded(String key) {
+	public void succeeded(String key) {
 		this.attempts.remove(key);
 	}
 
-	void exhausted(String key, Lsn lsn, HandlerFailedException failure) {
+	public void exhausted(String key, Lsn lsn, F failure) {
 		this.attempts.remove(key);
-		this.exhausted.put(key, new Exhausted(lsn, failure));
+		this.exhausted.put(key, new Exhausted<>(lsn, failure));
 	}
 
-	@Nullable HandlerFailedException exhaustedFailure(String key) {
-		Exhausted entry = this.exhausted.get(key);
+	public @Nullable F exhaustedFailure(String key) {
+		Exhausted<F> entry = this.exhausted.get(key);
 		return (entry != null) ? entry.failure() : null;
 	}
 
@@ -57,7 +63,7 @@ final class FailureLedger {
 	 * @param checkpoint the committed checkpoint
 	 */
 	void committed(Lsn checkpoint) {
-		Iterator<Exhausted> iterator = this.exhausted.values().iterator();
+		Iterator<Exhausted<F>> iterator = this.exhausted.values().iterator();
 		while (iterator.hasNext()) {
 			if (!iterator.next().lsn().isAfter(checkpoint)) {
 				iterator.remove();
@@ -66,7 +72,7 @@ final class FailureLedger {
 		this.attempts.clear();
 	}
 
-	private record Exhausted(Lsn lsn, HandlerFailedException failure) {
+	private record Exhausted<F>(Lsn lsn, F failure) {
 
 	}
 
@@ -74,18 +80,18 @@ final class FailureLedger {
 	 * A handler failed inside a sink transaction: it is rolled back and everything after
 	 * the checkpoint is delivered again on a new connection, after the back-off.
 	 */
-	static final class Redelivery extends RuntimeException {
+	public static final class Redelivery extends RuntimeException {
 
 		private static final long serialVersionUID = 1L;
 
 		private final transient Duration backOff;
 
-		Redelivery(HandlerFailedException failure, Duration backOff) {
+		public Redelivery(RuntimeException failure, Duration backOff) {
 			super(failure.getMessage(), failure, false, false);
 			this.backOff = backOff;
 		}
 
-		Duration backOff() {
+		public Duration backOff() {
 			return this.backOff;
 		}
 

@@ -1,10 +1,10 @@
-package io.postlog.consumer;
+package io.postlog.consumer.delivery;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
+import java.util.Objects;
 
 import io.postlog.Change;
 import io.postlog.LogicalMessage;
@@ -13,16 +13,7 @@ import io.postlog.ReplicationConsumerException;
 import io.postlog.TableId;
 import io.postlog.Transaction;
 import io.postlog.consumer.checkpoint.ChunkMark;
-import io.postlog.consumer.delivery.AckWindow;
-import io.postlog.consumer.delivery.ConsumerThreads;
-import io.postlog.consumer.delivery.Event;
-import io.postlog.consumer.delivery.Heartbeats;
-import io.postlog.consumer.delivery.Recipient;
-import io.postlog.consumer.delivery.StopSignal;
-import io.postlog.consumer.delivery.Target;
 import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Delivers events to every subscription in configuration order: serial ones in place,
@@ -33,12 +24,13 @@ import org.slf4j.LoggerFactory;
  * that have not had it; transactions already acknowledged are skipped whole. Heartbeats
  * coming back reach no subscription ({@link Heartbeats}). Snapshot rows come in batches
  * between transactions ({@link #snapshot}). Not thread-safe: the delivery thread only.
+ * <p>
+ * Internal: public only so the consumer can build and drive it; not part of postlog's
+ * API, and it may change in any release.
  */
-final class Dispatcher {
+public final class Dispatcher {
 
-	private static final Logger logger = LoggerFactory.getLogger(Dispatcher.class);
-
-	private final ConsumerConfig config;
+	private final DispatchHost host;
 
 	private final AckWindow window;
 
@@ -66,65 +58,49 @@ final class Dispatcher {
 	 */
 	private int ownChanges;
 
-	private final CheckpointStore store;
-
-	private final @Nullable FailureLedger ledger;
-
-	private Lsn checkpoint = Lsn.INVALID;
+	/** With a transactional checkpoint store, its sink transaction; else {@code null}. */
+	private final @Nullable SinkTransaction sink;
 
 	/** Whether the open source transaction is at or below the checkpoint. */
 	private boolean checkpointed;
 
-	private boolean sinkOpen;
-
-	private long sinkOpenedNanos;
-
-	private Lsn sinkLastCommit = Lsn.INVALID;
-
-	private final List<AckWindow.Entry> sinkEntries = new ArrayList<>();
-
-	/**
-	 * Whether the open sink transaction holds rows of a snapshot or backfill chunk, which
-	 * commit only with the chunk's mark ({@link #chunkDone}).
-	 */
-	private boolean chunkOpen;
-
 	/** A table of postlog's own whose changes reach no subscription, or {@code null}. */
 	private @Nullable TableId ignored;
 
-	private final SubscriptionControls controls;
-
-	/** Masks applied before any target sees a change; {@code null} when none is set. */
-	private final @Nullable ColumnMasks masks;
-
-	Dispatcher(ConsumerConfig config, AckWindow window, ConsumerStates states, StopSignal stop, ConsumerThreads threads,
-			Heartbeats heartbeats, SubscriptionControls controls, Consumer<Throwable> onLaneFailure) {
-		this.config = config;
-		this.controls = controls;
-		this.masks = config.masks();
+	/**
+	 * Creates the dispatcher of a consumer.
+	 * @param host the consumer
+	 * @param window the acknowledgement window
+	 * @param stop the consumer's stop signal
+	 * @param heartbeats the recogniser of heartbeats coming back
+	 * @param targets the subscriptions' targets, in configuration order
+	 * @param sink with a transactional checkpoint store, that store; else {@code null}
+	 * @param ledger with a transactional checkpoint store, the failures its runners
+	 * count; {@code null} exactly when {@code sink} is
+	 */
+	public Dispatcher(DispatchHost host, AckWindow window, StopSignal stop, Heartbeats heartbeats, List<Target> targets,
+			@Nullable CheckpointSink sink, @Nullable FailureLedger<?> ledger) {
+		this.host = host;
 		this.heartbeats = heartbeats;
 		this.window = window;
 		this.stop = stop;
-		this.store = config.checkpointStore();
-		this.ledger = this.store.transactional() ? new FailureLedger() : null;
-		this.targets.addAll(
-				SubscriptionTargets.of(config, window, states, stop, threads, this.ledger, controls, onLaneFailure));
-		this.buffering = config.subscriptions()
-			.stream()
-			.anyMatch((subscription) -> subscription.kind() == Recipient.Kind.TRANSACTION);
+		this.targets.addAll(targets);
+		this.sink = (sink != null) ? new SinkTransaction(sink, Objects.requireNonNull(ledger), window, this.targets,
+				host, () -> this.entry) : null;
+		this.buffering = this.targets.stream()
+			.anyMatch((target) -> target.subscription.kind() == Recipient.Kind.TRANSACTION);
 	}
 
-	boolean inTransaction() {
+	public boolean inTransaction() {
 		return this.open != null;
 	}
 
 	/**
 	 * Prepares a session: with a transactional store, reads the checkpoint.
 	 */
-	void sessionStarted() {
-		if (this.ledger != null) {
-			this.checkpoint = this.store.load();
-			this.sinkLastCommit = this.checkpoint;
+	public void sessionStarted() {
+		if (this.sink != null) {
+			this.sink.sessionStarted();
 		}
 	}
 
@@ -133,31 +109,31 @@ final class Dispatcher {
 	 * more to join it or for {@link #idle()} to commit it.
 	 * @return {@code true} if one waits
 	 */
-	boolean sinkWaiting() {
-		return this.sinkOpen && this.open == null;
+	public boolean sinkWaiting() {
+		return this.sink != null && this.sink.isOpen() && this.open == null;
 	}
 
 	/**
 	 * Commits an open sink transaction when nothing more is waiting to be delivered, so a
 	 * trickle is not held back; never one inside a chunk.
 	 */
-	void idle() {
-		if (this.sinkOpen && this.open == null && !this.chunkOpen) {
-			commitSink();
+	public void idle() {
+		if (this.sink != null && this.sink.isOpen() && this.open == null && !this.sink.inChunk()) {
+			this.sink.commit();
 		}
 	}
 
 	/**
 	 * Delivers one event.
 	 * @param event the event
-	 * @throws HandlerFailedException if a subscription's error handler failed the
-	 * consumer
+	 * @throws RuntimeException (the consumer's handler failure) if an error handler
+	 * failed the consumer
 	 * @throws StopSignal.StopRequested if a stop ended a wait
 	 * @throws ReplicationConsumerException if the transaction is too large or the events
 	 * are out of order
 	 * @throws InterruptedException if interrupted while waiting for room
 	 */
-	void deliver(Event event) throws InterruptedException {
+	public void deliver(Event event) throws InterruptedException {
 		if (event instanceof Event.Begin begin) {
 			begin(begin);
 		}
@@ -190,29 +166,21 @@ final class Dispatcher {
 		if (this.skipping) {
 			return;
 		}
-		this.window.awaitBelow(this.config.maxUnacknowledged(), this.stop::overdue);
+		this.window.awaitBelow(this.host.maxUnacknowledged(), this.stop::overdue);
 		if (this.stop.overdue()) {
 			throw new StopSignal.StopRequested();
 		}
-		this.controls.atBoundary(begin.commitLsn(), this.window);
+		this.host.atBoundary(begin.commitLsn(), this.window);
 		this.entry = this.window.begin(begin.commitLsn());
-		if (this.ledger != null) {
-			this.checkpointed = !begin.commitLsn().isAfter(this.checkpoint);
+		if (this.sink != null) {
+			this.checkpointed = this.sink.covers(begin.commitLsn());
 			if (this.checkpointed) {
 				return;
 			}
-			openSink();
+			this.sink.open();
 		}
 		for (Target target : this.targets) {
 			target.begin();
-		}
-	}
-
-	private void openSink() {
-		if (!this.sinkOpen) {
-			this.store.begin();
-			this.sinkOpen = true;
-			this.sinkOpenedNanos = System.nanoTime();
 		}
 	}
 
@@ -221,16 +189,16 @@ final class Dispatcher {
 		if (this.skipping || this.checkpointed) {
 			return;
 		}
-		Event.ChangeArrived arrived = ColumnMasks.apply(this.masks, event);
+		Event.ChangeArrived arrived = this.host.mask(event);
 		Change change = arrived.change();
 		if (change.table().equals(this.ignored) || this.heartbeats.consume(change)) {
 			this.ownChanges++;
 			return;
 		}
 		if (this.buffering) {
-			if (this.buffered.size() >= this.config.maxTransactionChanges()) {
+			if (this.buffered.size() >= this.host.maxTransactionChanges()) {
 				throw new ReplicationConsumerException("Transaction xid " + begin.xid() + " (commit LSN "
-						+ begin.commitLsn() + ") has more than " + this.config.maxTransactionChanges()
+						+ begin.commitLsn() + ") has more than " + this.host.maxTransactionChanges()
 						+ " changes, the most a transaction handler can be given; raise maxTransactionChanges "
 						+ "(postlog.max-transaction-changes) or use a change handler, which needs no buffering");
 			}
@@ -241,7 +209,7 @@ final class Dispatcher {
 			nanos += target.change(arrived, entry());
 		}
 		this.handlerNanos += nanos;
-		this.config.listener().changeDelivered(change, Duration.ofNanos(nanos));
+		this.host.changeDelivered(change, Duration.ofNanos(nanos));
 	}
 
 	private void message(LogicalMessage message) throws InterruptedException {
@@ -259,7 +227,7 @@ final class Dispatcher {
 			return;
 		}
 		boolean heartbeat = this.heartbeats.consume(message);
-		this.controls.atBoundary(message.lsn(), this.window);
+		this.host.atBoundary(message.lsn(), this.window);
 		AckWindow.Entry own = this.window.message(message.lsn());
 		if (!heartbeat) {
 			for (Target target : this.targets) {
@@ -297,19 +265,17 @@ final class Dispatcher {
 		for (Target target : this.targets) {
 			this.handlerNanos += target.commit(transaction, entry);
 		}
-		if (this.sinkOpen) {
-			this.window.hold(entry);
-			this.sinkEntries.add(entry);
-			this.sinkLastCommit = commit.commitLsn();
+		if (this.sink != null && this.sink.isOpen()) {
+			this.sink.delivered(entry, commit.commitLsn());
 		}
 		this.window.dispatched(entry, commit.endLsn());
 		if (commit.changeCount() > this.ownChanges) {
-			this.config.listener().transactionDelivered(transaction, Duration.ofNanos(this.handlerNanos));
+			this.host.transactionDelivered(transaction, Duration.ofNanos(this.handlerNanos));
 		}
 		end();
-		if (this.sinkOpen && !this.chunkOpen && (this.sinkEntries.size() >= this.config.checkpointBatch()
-				|| System.nanoTime() - this.sinkOpenedNanos >= this.config.checkpointBatchDelay().toNanos())) {
-			commitSink();
+		if (this.sink != null
+				&& this.sink.due(this.host.checkpointBatch(), this.host.checkpointBatchDelay().toNanos())) {
+			this.sink.commit();
 		}
 	}
 
@@ -318,7 +284,7 @@ final class Dispatcher {
 	 * marker table before PostgreSQL 12, which a publication of all tables publishes too.
 	 * @param table the table
 	 */
-	void ignore(TableId table) {
+	public void ignore(TableId table) {
 		this.ignored = table;
 	}
 
@@ -336,40 +302,39 @@ final class Dispatcher {
 	 * @param consistentPoint the snapshot's consistent point
 	 * @param snapshotTime when the snapshot was exported
 	 * @return the batch's entry in the window
-	 * @throws HandlerFailedException if a subscription's error handler failed the
-	 * consumer
+	 * @throws RuntimeException (the consumer's handler failure) if an error handler
+	 * failed the consumer
 	 * @throws StopSignal.StopRequested if a stop ended a wait
 	 * @throws InterruptedException if interrupted while waiting for room
 	 */
-	AckWindow.Entry snapshot(List<Event.ChangeArrived> rows, Lsn consistentPoint, Instant snapshotTime)
+	public AckWindow.Entry snapshot(List<Event.ChangeArrived> rows, Lsn consistentPoint, Instant snapshotTime)
 			throws InterruptedException {
 		if (this.open != null) {
 			throw new IllegalStateException("Snapshot rows cannot be delivered inside a transaction");
 		}
-		if (!this.chunkOpen) {
+		boolean inChunk = this.sink != null && this.sink.inChunk();
+		if (!inChunk) {
 			// Inside a chunk the window holds its batches until the chunk commits.
-			this.window.awaitBelow(this.config.maxUnacknowledged(), this.stop::overdue);
+			this.window.awaitBelow(this.host.maxUnacknowledged(), this.stop::overdue);
 			if (this.stop.overdue()) {
 				throw new StopSignal.StopRequested();
 			}
 		}
-		this.controls.atBoundary(consistentPoint, this.window);
-		if (this.ledger != null) {
-			openSink();
-			this.chunkOpen = true;
+		this.host.atBoundary(consistentPoint, this.window);
+		if (this.sink != null) {
+			this.sink.openChunk();
 		}
 		AckWindow.Entry entry = this.window.snapshot(consistentPoint);
-		if (this.chunkOpen) {
+		if (this.sink != null) {
 			// Held until the chunk commits, forgotten if it rolls back.
-			this.window.hold(entry);
-			this.sinkEntries.add(entry);
+			this.sink.hold(entry);
 		}
 		List<Change> changes = this.buffering ? new ArrayList<>(rows.size()) : List.of();
 		for (Target target : this.targets) {
 			target.begin();
 		}
 		for (Event.ChangeArrived unmasked : rows) {
-			Event.ChangeArrived row = ColumnMasks.apply(this.masks, unmasked);
+			Event.ChangeArrived row = this.host.mask(unmasked);
 			long nanos = 0;
 			for (Target target : this.targets) {
 				nanos += target.snapshotChange(row, entry);
@@ -377,7 +342,7 @@ final class Dispatcher {
 			if (this.buffering) {
 				changes.add(row.change());
 			}
-			this.config.listener().changeDelivered(row.change(), Duration.ofNanos(nanos));
+			this.host.changeDelivered(row.change(), Duration.ofNanos(nanos));
 		}
 		Transaction batch = new Transaction(0, consistentPoint, consistentPoint, snapshotTime, null, changes);
 		for (Target target : this.targets) {
@@ -394,76 +359,18 @@ final class Dispatcher {
 	 * together. Without one, does nothing.
 	 * @param mark the chunk's mark
 	 */
-	void chunkDone(ChunkMark mark) {
-		if (this.ledger == null) {
-			return;
+	public void chunkDone(ChunkMark mark) {
+		if (this.sink != null) {
+			this.sink.chunkDone(mark);
 		}
-		openSink();
-		try {
-			this.store.recordChunk(mark);
-		}
-		catch (RuntimeException ex) {
-			rollbackSink();
-			throw ex;
-		}
-		this.chunkOpen = false;
-		commitSink();
 	}
 
 	/**
 	 * Rolls back a sink transaction left inside a chunk by a snapshot that ended early.
 	 */
-	void abandonChunk() {
-		if (this.chunkOpen) {
-			rollbackSink();
-		}
-	}
-
-	private void commitSink() {
-		try {
-			this.store.commit(this.sinkLastCommit);
-		}
-		catch (RuntimeException ex) {
-			// Not known to be committed: never committed a second time, but forgotten and
-			// delivered again after the checkpoint the next session reads.
-			rollbackSink();
-			throw ex;
-		}
-		this.sinkOpen = false;
-		this.checkpoint = this.sinkLastCommit;
-		this.ledger.committed(this.checkpoint);
-		List<AckWindow.Entry> committed = List.copyOf(this.sinkEntries);
-		this.sinkEntries.clear();
-		for (AckWindow.Entry done : committed) {
-			this.window.release(done);
-		}
-	}
-
-	/**
-	 * Rolls an open sink transaction back: its source transactions are forgotten by the
-	 * window and every subscription's progress goes back to the checkpoint, so that all
-	 * of it is delivered again.
-	 */
-	private void rollbackSink() {
-		this.sinkOpen = false;
-		this.chunkOpen = false;
-		try {
-			this.store.rollback();
-		}
-		catch (RuntimeException ex) {
-			// The sink's connection is likely gone with its transaction, which is then
-			// rolled back by the server: nothing of it is committed either way.
-			logger.debug("Rolling back the sink transaction of slot {} failed: {}", this.config.slotName(),
-					Failures.describe(ex));
-		}
-		List<AckWindow.Entry> forgotten = new ArrayList<>(this.sinkEntries);
-		if (this.entry != null) {
-			forgotten.add(this.entry);
-		}
-		this.sinkEntries.clear();
-		this.window.forget(forgotten);
-		for (Target target : this.targets) {
-			target.resetTo(this.checkpoint);
+	public void abandonChunk() {
+		if (this.sink != null && this.sink.inChunk()) {
+			this.sink.rollback();
 		}
 	}
 
@@ -482,24 +389,9 @@ final class Dispatcher {
 	 * were given, so that every subscription's progress is exact before the next session.
 	 * @throws InterruptedException if interrupted while waiting
 	 */
-	void sessionEnded(@Nullable Throwable cause) throws InterruptedException {
-		if (this.sinkOpen) {
-			if (this.open != null || this.chunkOpen || cause instanceof FailureLedger.Redelivery) {
-				rollbackSink();
-			}
-			else {
-				try {
-					commitSink();
-				}
-				catch (RuntimeException ex) {
-					// Rolled back by commitSink: delivered again after the checkpoint the
-					// next session reads.
-					logger.warn(
-							"Committing the sink transaction of slot {} at the end of its session failed; it "
-									+ "is delivered again from checkpoint {}: {}",
-							this.config.slotName(), this.checkpoint, Failures.describe(ex));
-				}
-			}
+	public void sessionEnded(@Nullable Throwable cause) throws InterruptedException {
+		if (this.sink != null) {
+			this.sink.sessionEnded(this.open != null || cause instanceof FailureLedger.Redelivery);
 		}
 		end();
 		for (Target target : this.targets) {
@@ -513,7 +405,7 @@ final class Dispatcher {
 	 * @param subscriptionId the subscription
 	 * @param from the commit LSN of the first transaction it has not finished
 	 */
-	void rewind(String subscriptionId, Lsn from) {
+	public void rewind(String subscriptionId, Lsn from) {
 		for (Target target : this.targets) {
 			if (target.subscriptionId().equals(subscriptionId)) {
 				target.rewindBefore(from);
@@ -525,7 +417,7 @@ final class Dispatcher {
 	 * Waits until the lanes have handled what they were given, or the stop deadline.
 	 * @throws InterruptedException if interrupted while waiting
 	 */
-	void awaitLanes() throws InterruptedException {
+	public void awaitLanes() throws InterruptedException {
 		for (Target target : this.targets) {
 			target.awaitIdle();
 		}
@@ -534,7 +426,7 @@ final class Dispatcher {
 	/**
 	 * Stops the lanes.
 	 */
-	void close() {
+	public void close() {
 		for (Target target : this.targets) {
 			target.close();
 		}

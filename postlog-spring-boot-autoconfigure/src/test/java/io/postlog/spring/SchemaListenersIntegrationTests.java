@@ -1,5 +1,9 @@
 package io.postlog.spring;
 
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -9,6 +13,7 @@ import io.postlog.SchemaChange;
 import io.postlog.consumer.SubscriptionState;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.SpringBootConfiguration;
@@ -75,6 +80,43 @@ class SchemaListenersIntegrationTests {
 		}
 	}
 
+	@Test
+	void withTheJdbcStoreAColumnAddedWhileStoppedIsAnnouncedBeforeTheFirstRowAfterARestart(PostgresDatabase database)
+			throws Exception {
+		database.execute("CREATE TABLE meters (id int PRIMARY KEY, reading int)");
+		String[] properties = { "postlog.slot.name=meters_slot", "postlog.publication.name=meters_pub",
+				"postlog.checkpoint.store=jdbc" };
+		try (ConfigurableApplicationContext context = PostlogListenersIntegrationTests.run(RestartApplication.class,
+				database, properties)) {
+			database.execute("INSERT INTO meters VALUES (1, 10)");
+			await().atMost(TIMEOUT).until(() -> Meters.seen.size() == 1);
+			String delivered = ((Change) Meters.seen.get(0)).commitLsn().toString();
+			await().atMost(TIMEOUT)
+				.until(() -> delivered.equals(query(database,
+						"SELECT commit_lsn::text FROM postlog_checkpoint WHERE slot_name = 'meters_slot'")));
+		}
+		database.execute("ALTER TABLE meters ADD COLUMN unit text");
+		database.execute("INSERT INTO meters VALUES (2, 20, 'kWh')");
+		try (ConfigurableApplicationContext context = PostlogListenersIntegrationTests.run(RestartApplication.class,
+				database, properties)) {
+			await().atMost(TIMEOUT).until(() -> Meters.seen.size() == 3);
+			SchemaChange added = (SchemaChange) Meters.seen.get(1);
+			assertThat(added.kind()).isEqualTo(SchemaChange.Kind.ADD_COLUMN);
+			assertThat(added.after().columns()).extracting("name").containsExactly("id", "reading", "unit");
+			Change row = (Change) Meters.seen.get(2);
+			assertThat(row.row().columns()).containsExactly("id", "reading", "unit");
+			assertThat(row.commitLsn()).isEqualTo(added.commitLsn());
+		}
+	}
+
+	private static @Nullable String query(PostgresDatabase database, String sql) throws SQLException {
+		try (Connection connection = database.connect();
+				Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery(sql)) {
+			return result.next() ? result.getString(1) : null;
+		}
+	}
+
 	record Reading(int id, Integer reading) {
 	}
 
@@ -93,6 +135,33 @@ class SchemaListenersIntegrationTests {
 		@Bean
 		ApplicationListener<PostlogListenerFailedEvent> failures() {
 			return Gauges.failures::add;
+		}
+
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class RestartApplication {
+
+		@Bean
+		Meters meters() {
+			return new Meters();
+		}
+
+	}
+
+	static class Meters {
+
+		static final List<Object> seen = new CopyOnWriteArrayList<>();
+
+		@PgSchemaListener(tables = "meters")
+		void schema(SchemaChange change) {
+			seen.add(change);
+		}
+
+		@PgChangeListener(tables = "meters", id = "Meters.rows")
+		void rows(Change change) {
+			seen.add(change);
 		}
 
 	}

@@ -414,10 +414,7 @@ final class InitialSnapshot {
 		this.config.listener().snapshotCompleted(progress);
 	}
 
-	/**
-	 * A snapshot exported for the hand-off, and the publication's tables it reads, looked
-	 * up after the export.
-	 */
+	/** A snapshot exported for the hand-off, and the tables it reads. */
 	private record Export(ExportedSnapshot snapshot, List<TableId> tables) {
 
 	}

@@ -23,6 +23,11 @@
  * {@link io.postlog.consumer.delivery.CheckpointSink}; the window tells a
  * {@code Consumer<Lsn>} when the acknowledged position moves, and a subscription's marks
  * carry whatever the consumer describes an outstanding acknowledgement by.
+ * <p>
+ * The transaction open in delivery has one owner, the dispatcher; everything on the
+ * delivery thread (the backfill window, the session's waits) asks it. The reading thread's
+ * assembler keeps a different fact, the transaction it is decoding, which runs ahead of
+ * delivery by whatever the hand-off holds; neither thread reads the other's.
  */
 @NullMarked
 package io.postlog.consumer.delivery;

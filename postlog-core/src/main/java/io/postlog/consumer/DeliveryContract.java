@@ -138,10 +138,9 @@ final class DeliveryContract implements Runnable {
 	private final DeliverySession session;
 
 	/**
-	 * The checkpoint store that keeps the tables' shapes, until they were read at the
-	 * first session; {@code null} with a store that keeps none.
+	 * The checkpoint store that keeps the tables' shapes; {@code null} if it keeps none.
 	 */
-	private @Nullable ShapeCheckpoints shapes;
+	private final @Nullable ShapeCheckpoints shapes;
 
 	private volatile @Nullable Throwable fatal;
 
@@ -269,7 +268,11 @@ final class DeliveryContract implements Runnable {
 		while (!this.stop.requested() && this.fatal == null) {
 			LogicalStream stream;
 			try {
-				startTracking();
+				if (this.shapes != null) {
+					// Before the first session streams; a failure is retried like
+					// opening.
+					this.shapes.startTracking();
+				}
 				handOver();
 				startSubscriptions();
 				stream = this.config.streams().open(request());
@@ -379,18 +382,6 @@ final class DeliveryContract implements Runnable {
 	 * Starts the subscriptions asked to start, while nothing is in flight, and sets each
 	 * back to its position; the session about to open streams from the lowest of them.
 	 */
-	/**
-	 * Starts schema tracking from the shapes kept with the checkpoint, once, before the
-	 * first session streams: a failure is retried like opening the stream.
-	 */
-	private void startTracking() {
-		ShapeCheckpoints kept = this.shapes;
-		if (kept != null) {
-			kept.startTracking();
-			this.shapes = null;
-		}
-	}
-
 	private void startSubscriptions() {
 		if (this.window.size() > 0 || this.dispatcher.inTransaction() || !this.controls.startWaiting()) {
 			return;

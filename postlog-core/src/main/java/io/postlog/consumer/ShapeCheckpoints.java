@@ -29,6 +29,8 @@ final class ShapeCheckpoints implements CheckpointStore {
 	/** The shapes committed with the checkpoint, as last read or written. */
 	private Map<Integer, String> committed = Map.of();
 
+	private boolean tracking;
+
 	private ShapeCheckpoints(CheckpointStore store, @Nullable SchemaTracker schemas) {
 		this.store = store;
 		this.schemas = schemas;
@@ -48,13 +50,18 @@ final class ShapeCheckpoints implements CheckpointStore {
 
 	/**
 	 * Reads the shapes kept with the checkpoint and makes them the tracker's starting
-	 * shapes. Called once, before the first session streams.
+	 * shapes, the first time it is called (before the first session streams); later calls
+	 * do nothing.
 	 */
 	void startTracking() {
+		if (this.tracking) {
+			return;
+		}
 		this.committed = byRelation(this.store.shapes());
 		if (this.schemas != null) {
 			this.schemas.startFrom(this.committed);
 		}
+		this.tracking = true;
 	}
 
 	@Override

@@ -133,7 +133,7 @@ public final class BackfillReader {
 	public BackfillTable replan(Connection connection, BackfillTable table, @Nullable String publication)
 			throws SQLException {
 		BackfillTable.ReadShape shape = table.readShape;
-		if (shape != null && sameAttributes(connection, table.plan.oid, shape.relation().columns())) {
+		if (shape != null && LiveColumns.same(connection, table.plan.oid, shape.relation().columns())) {
 			return table;
 		}
 		BackfillTable planned = plan(connection, table.table(), publication);
@@ -143,30 +143,6 @@ public final class BackfillReader {
 			return table;
 		}
 		return planned;
-	}
-
-	/** Whether a table's live attributes are exactly the columns it was planned with. */
-	private static boolean sameAttributes(Connection connection, long oid, List<PgOutputMessage.Column> columns)
-			throws SQLException {
-		int seen = 0;
-		try (PreparedStatement statement = connection.prepareStatement("SELECT a.attname, a.atttypid, a.atttypmod"
-				+ " FROM pg_catalog.pg_attribute a WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped"
-				+ " ORDER BY a.attnum")) {
-			statement.setLong(1, oid);
-			try (ResultSet row = statement.executeQuery()) {
-				while (row.next()) {
-					if (seen >= columns.size()) {
-						return false;
-					}
-					PgOutputMessage.Column column = columns.get(seen++);
-					if (!column.name().equals(row.getString(1)) || column.typeOid() != (int) row.getLong(2)
-							|| column.typeModifier() != row.getInt(3)) {
-						return false;
-					}
-				}
-			}
-		}
-		return seen == columns.size();
 	}
 
 	/**

@@ -25,9 +25,9 @@
  * carry whatever the consumer describes an outstanding acknowledgement by.
  * <p>
  * The transaction open in delivery has one owner, the dispatcher; everything on the
- * delivery thread (the backfill window, the session's waits) asks it. The reading thread's
- * assembler keeps a different fact, the transaction it is decoding, which runs ahead of
- * delivery by whatever the hand-off holds; neither thread reads the other's.
+ * delivery thread (the backfill window, the session's waits) asks it. The reading
+ * thread's assembler keeps a different fact, the transaction it is decoding, which runs
+ * ahead of delivery by whatever the hand-off holds; neither thread reads the other's.
  */
 @NullMarked
 package io.postlog.consumer.delivery;

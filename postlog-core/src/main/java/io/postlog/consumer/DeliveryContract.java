@@ -129,17 +129,12 @@ final class DeliveryContract implements Runnable {
 
 	private final @Nullable InitialSnapshot snapshot;
 
-	/**
-	 * The backfill window in front of the dispatcher and its runner, only when backfills
-	 * are on.
-	 */
+	/** The backfill window and its runner, only when backfills are on. */
 	private final @Nullable ConsumerBackfills backfills;
 
 	private final DeliverySession session;
 
-	/**
-	 * The checkpoint store that keeps the tables' shapes; {@code null} if it keeps none.
-	 */
+	/** The store that keeps the tables' shapes; {@code null} if it keeps none. */
 	private final @Nullable ShapeCheckpoints shapes;
 
 	private volatile @Nullable Throwable fatal;

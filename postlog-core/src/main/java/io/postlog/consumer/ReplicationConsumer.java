@@ -51,6 +51,9 @@ public final class ReplicationConsumer {
 
 	private static final Logger logger = LoggerFactory.getLogger(ReplicationConsumer.class);
 
+	/** The size of a WAL page's short header, {@code SizeOfXLogShortPHD}. */
+	private static final long PAGE_HEADER = 24;
+
 	/** What {@link #stop()} may take beyond the stop timeout, at most. */
 	private static final Duration STOP_GRACE = Duration.ofMillis(900);
 
@@ -236,7 +239,14 @@ public final class ReplicationConsumer {
 	 * read after the writing transaction committed (for example
 	 * {@code pg_current_wal_insert_lsn()}), so that the transaction ends at or before it.
 	 * While the stream is idle the server's keepalive position carries the acknowledged
-	 * position on, so a position that no published change follows is reached too. A
+	 * position on, so a position that no published change follows is reached too. When
+	 * the last WAL record ended at the end of a WAL page,
+	 * {@code pg_current_wal_insert_lsn()} reads 24 bytes further, past the next page's
+	 * header, where the stream's positions do not go until another record is written (up
+	 * to 15 s on an idle server); the wait is therefore for the position 24 bytes lower.
+	 * That is exact: a commit record spans at least 40 bytes and the positions compared
+	 * are ends of records, so no commit ends in between. (On the first page of a WAL
+	 * segment the header is 40 bytes, and the wait can last until the next record.) A
 	 * subscription that is not running holds the acknowledged position, so waiting on it
 	 * lasts until it runs again or the timeout passes. May be called from any thread, by
 	 * many at once, but not from inside one of this consumer's handlers (its own
@@ -249,7 +259,8 @@ public final class ReplicationConsumer {
 	public boolean awaitDelivered(Lsn lsn, Duration timeout) throws InterruptedException {
 		Objects.requireNonNull(lsn, "lsn");
 		Objects.requireNonNull(timeout, "timeout");
-		return this.window.awaitAcked(lsn, timeout.toNanos());
+		long target = Long.compareUnsigned(lsn.value(), PAGE_HEADER) > 0 ? lsn.value() - PAGE_HEADER : lsn.value();
+		return this.window.awaitAcked(Lsn.of(target), timeout.toNanos());
 	}
 
 	/**

@@ -96,6 +96,71 @@ class AwaitDeliveredIntegrationTests {
 		}
 	}
 
+	@Test
+	void aPositionReadPastAWalPageHeaderIsReachedWhenTheStreamReachesThePageEnd(PostgresDatabase database)
+			throws Exception {
+		database.execute("CREATE TABLE paged (id int PRIMARY KEY)");
+		ReplicationConsumer consumer = ReplicationConsumer.builder()
+			.jdbcUrl(database.jdbcUrl(), database.username(), null)
+			.slotName("paged_slot")
+			.slotLifecycle(SlotLifecycle.CREATE_IF_MISSING)
+			.publicationName("paged_pub")
+			.tables(List.of(new TableId("public", "paged")))
+			.changeHandler((change) -> {
+			})
+			.build();
+		consumer.start();
+		try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+			await().atMost(WAIT).until(() -> consumer.state() == ConsumerState.RUNNING);
+			Lsn pastHeader = fillToPageEnd(statement);
+			// Without the header taken into account the stream's position stays at the
+			// page's end until the server writes another record (its running-transactions
+			// record comes within 15 s of activity); 3 s is ample for the keepalive.
+			assertThat(consumer.awaitDelivered(pastHeader, Duration.ofSeconds(3))).isTrue();
+		}
+		finally {
+			consumer.stop();
+		}
+	}
+
+	/**
+	 * Writes non-transactional logical messages until one ends exactly at the end of a
+	 * WAL page that is not a segment's first, and returns
+	 * {@code pg_current_wal_insert_lsn()} then: 24 bytes past the next page's start,
+	 * after its header.
+	 */
+	private static Lsn fillToPageEnd(Statement statement) throws SQLException {
+		long page;
+		try (ResultSet result = statement.executeQuery("SELECT current_setting('wal_block_size')::int")) {
+			result.next();
+			page = result.getInt(1);
+		}
+		for (int attempt = 0; attempt < 100; attempt++) {
+			long before = insertLsn(statement).value();
+			emit(statement, 300);
+			long after = insertLsn(statement).value();
+			long left = page - after % page;
+			if (after / page != before / page || left < 1024) {
+				// Crossed a page (the size measured holds a header) or too little left:
+				// measure again on the next page.
+				emit(statement, (int) left);
+				continue;
+			}
+			// A message's record is its payload plus a fixed overhead, rounded up to 8
+			// bytes: (after - before) - 300 bounds that overhead from above within 8.
+			emit(statement, (int) (left - (after - before - 300)));
+			Lsn inserted = insertLsn(statement);
+			if (inserted.value() % page == 24) {
+				return inserted;
+			}
+		}
+		throw new IllegalStateException("No message ended at a WAL page's end in 100 attempts");
+	}
+
+	private static void emit(Statement statement, int bytes) throws SQLException {
+		statement.execute("SELECT pg_logical_emit_message(false, 'postlog.test.pad', repeat('x', " + bytes + "))");
+	}
+
 	private static Lsn insertLsn(Statement statement) throws SQLException {
 		try (ResultSet result = statement.executeQuery("SELECT pg_current_wal_insert_lsn()::text")) {
 			result.next();

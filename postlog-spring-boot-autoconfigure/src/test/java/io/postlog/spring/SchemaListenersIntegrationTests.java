@@ -91,9 +91,11 @@ class SchemaListenersIntegrationTests {
 			database.execute("INSERT INTO meters VALUES (1, 10)");
 			await().atMost(TIMEOUT).until(() -> Meters.seen.size() == 1);
 			String delivered = ((Change) Meters.seen.get(0)).commitLsn().toString();
+			// At or past it: before PostgreSQL 15 the server also sends empty
+			// transactions, which the store checkpoints too.
 			await().atMost(TIMEOUT)
-				.until(() -> delivered.equals(query(database,
-						"SELECT commit_lsn::text FROM postlog_checkpoint WHERE slot_name = 'meters_slot'")));
+				.until(() -> "true".equals(query(database, "SELECT (commit_lsn >= '" + delivered
+						+ "'::pg_lsn)::text FROM postlog_checkpoint WHERE slot_name = 'meters_slot'")));
 		}
 		database.execute("ALTER TABLE meters ADD COLUMN unit text");
 		database.execute("INSERT INTO meters VALUES (2, 20, 'kWh')");

@@ -209,25 +209,13 @@ public final class BackfillJob {
 	}
 
 	/**
-	 * Where a backfill is; {@link io.postlog.consumer.Backfill.State} has the same
-	 * constants.
+	 * Where a backfill is: the constants of {@link io.postlog.consumer.Backfill.State},
+	 * which says what each means (the API's enum lives in the consumer, which this room
+	 * does not depend on).
 	 */
 	public enum State {
 
-		/** Waiting for the stream to run, or for another backfill to finish. */
-		PENDING,
-
-		/** Reading and delivering chunks. */
-		RUNNING,
-
-		/** Every part was read and every chunk delivered. */
-		COMPLETED,
-
-		/** Cancelled: nothing more is delivered and it does not resume. */
-		CANCELLED,
-
-		/** Failed for a reason retrying cannot change; see {@link #failure()}. */
-		FAILED
+		PENDING, RUNNING, COMPLETED, CANCELLED, FAILED
 
 	}
 

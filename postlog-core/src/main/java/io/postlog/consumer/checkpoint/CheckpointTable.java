@@ -198,7 +198,40 @@ public final class CheckpointTable {
 		}
 	}
 
-	private boolean exists(Connection connection) throws SQLException {
+	/**
+	 * Makes sure a table kept beside the checkpoint table, which this one names, exists,
+	 * creating it when missing if allowed.
+	 * @param connection the connection
+	 * @param create whether to create a missing table
+	 * @param what what the table is, for messages ("chunk table")
+	 * @param ddl the statement that creates it
+	 * @throws CheckpointStoreException if the table is missing and may not or could not
+	 * be created
+	 */
+	void ensureBeside(Connection connection, boolean create, String what, String ddl) {
+		try {
+			if (!exists(connection)) {
+				if (!create) {
+					throw new CheckpointStoreException("The " + what + " " + printableName() + " of slot "
+							+ this.slotName + " does not exist, and creating it is not allowed; create it with: " + ddl,
+							null);
+				}
+				try (Statement statement = connection.createStatement()) {
+					statement.execute(ddl);
+				}
+			}
+		}
+		catch (SQLException ex) {
+			if (PgErrors.isInsufficientPrivilege(ex)) {
+				throw new CheckpointStoreException("The role may not create or read the " + what + " " + printableName()
+						+ " of slot " + this.slotName + " (" + PgErrors.describe(ex) + "); create it with " + ddl
+						+ " and grant SELECT, INSERT, UPDATE, DELETE on it", ex);
+			}
+			throw failure("Setting up the " + what, ex);
+		}
+	}
+
+	boolean exists(Connection connection) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
 			statement.setString(1, this.quoted);
 			try (ResultSet result = statement.executeQuery()) {

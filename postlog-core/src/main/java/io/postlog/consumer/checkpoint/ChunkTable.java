@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
@@ -13,7 +12,6 @@ import java.util.Map;
 
 import io.postlog.PostlogException;
 import io.postlog.admin.ConnectionLostException;
-import io.postlog.admin.PgErrors;
 
 /**
  * The SQL of the table beside a {@link CheckpointTable} where a transactional store marks
@@ -63,29 +61,7 @@ public final class ChunkTable {
 	 * be created
 	 */
 	public void ensure(Connection connection, boolean create) {
-		try {
-			if (!exists(connection)) {
-				if (!create) {
-					throw new CheckpointStoreException(
-							"The chunk table " + this.names.printableName() + " of slot " + this.names.slotName()
-									+ " does not exist, and creating it is not allowed; create it " + "with: " + ddl(),
-							null);
-				}
-				try (Statement statement = connection.createStatement()) {
-					statement.execute(ddl());
-				}
-			}
-		}
-		catch (SQLException ex) {
-			if (PgErrors.isInsufficientPrivilege(ex)) {
-				throw new CheckpointStoreException(
-						"The role may not create or read the chunk table " + this.names.printableName() + " of slot "
-								+ this.names.slotName() + " (" + PgErrors.describe(ex) + "); create it with " + ddl()
-								+ " and grant SELECT, INSERT, UPDATE, DELETE on it",
-						ex);
-			}
-			throw failure("Setting up the chunk table", ex);
-		}
+		this.names.ensureBeside(connection, create, "chunk table", ddl());
 	}
 
 	/**
@@ -158,16 +134,6 @@ public final class ChunkTable {
 		}
 		catch (SQLException ex) {
 			throw failure("Deleting the chunk marks", ex);
-		}
-	}
-
-	private boolean exists(Connection connection) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
-			statement.setString(1, this.names.quoted());
-			try (ResultSet result = statement.executeQuery()) {
-				result.next();
-				return result.getBoolean(1);
-			}
 		}
 	}
 

@@ -4,13 +4,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
 
 import io.postlog.PostlogException;
 import io.postlog.admin.ConnectionLostException;
-import io.postlog.admin.PgErrors;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -70,29 +68,7 @@ public final class ShapeTable {
 	 * be created
 	 */
 	public void ensure(Connection connection, boolean create) {
-		try {
-			if (!exists(connection)) {
-				if (!create) {
-					throw new CheckpointStoreException(
-							"The shape table " + this.names.printableName() + " of slot " + this.names.slotName()
-									+ " does not exist, and creating it is not allowed; create it with: " + ddl(),
-							null);
-				}
-				try (Statement statement = connection.createStatement()) {
-					statement.execute(ddl());
-				}
-			}
-		}
-		catch (SQLException ex) {
-			if (PgErrors.isInsufficientPrivilege(ex)) {
-				throw new CheckpointStoreException(
-						"The role may not create or read the shape table " + this.names.printableName() + " of slot "
-								+ this.names.slotName() + " (" + PgErrors.describe(ex) + "); create it with " + ddl()
-								+ " and grant SELECT, INSERT, UPDATE, DELETE on it",
-						ex);
-			}
-			throw failure("Setting up the shape table", ex);
-		}
+		this.names.ensureBeside(connection, create, "shape table", ddl());
 	}
 
 	/**
@@ -136,7 +112,7 @@ public final class ShapeTable {
 	public Map<Long, String> read(Connection connection) {
 		Map<Long, String> shapes = new HashMap<>();
 		try {
-			if (!exists(connection)) {
+			if (!this.names.exists(connection)) {
 				return shapes;
 			}
 			try (PreparedStatement statement = connection
@@ -153,16 +129,6 @@ public final class ShapeTable {
 			throw failure("Reading the table shapes", ex);
 		}
 		return shapes;
-	}
-
-	private boolean exists(Connection connection) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement("SELECT to_regclass(?) IS NOT NULL")) {
-			statement.setString(1, this.names.quoted());
-			try (ResultSet result = statement.executeQuery()) {
-				result.next();
-				return result.getBoolean(1);
-			}
-		}
 	}
 
 	private PostlogException failure(String what, SQLException ex) {

@@ -22,6 +22,7 @@ import io.postlog.admin.SlotLifecycle;
 import io.postlog.schema.DdlEvents;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -159,7 +160,19 @@ class SchemaChangeIntegrationTests {
 		expected.addAll(List.of(kinds));
 		// The change arrives with the writer's next row in the new shape; once, on a CI
 		// machine running three suites, that took over 30 s.
-		await(sql).atMost(Duration.ofSeconds(90)).until(() -> schemaChanges(seen).size() >= expected.size());
+		try {
+			await(sql).atMost(Duration.ofSeconds(90)).until(() -> schemaChanges(seen).size() >= expected.size());
+		}
+		catch (ConditionTimeoutException ex) {
+			// Twice in CI this wait ran out (DROP plus ADD once, SET NOT NULL once), and
+			// never here: what the consumer had then is what tells slowness from a change
+			// that never came.
+			System.out.println("[diagnose] " + sql + ": consumers "
+					+ this.consumers.stream().map(ReplicationConsumer::state).toList() + ", acknowledged "
+					+ this.consumers.get(0).ackedLsn() + ", " + changes(seen) + " changes, schema changes "
+					+ schemaChanges(seen).stream().map(SchemaChange::kind).toList() + ", table " + table.get());
+			throw ex;
+		}
 		List<SchemaChange> arrived = schemaChanges(seen).subList(from, schemaChanges(seen).size());
 		assertThat(arrived.stream().map(SchemaChange::kind).toList()).as(sql).containsExactly(kinds);
 		SchemaChange last = arrived.get(arrived.size() - 1);

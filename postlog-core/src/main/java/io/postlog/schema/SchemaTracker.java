@@ -196,7 +196,7 @@ public final class SchemaTracker {
 			return List.of();
 		}
 		List<SchemaChange> steps = SchemaDiff.steps(known, next, commitLsn);
-		learn(relation.relationId(), next, commitLsn, !steps.isEmpty());
+		learn(relation.relationId(), settled(known, next, steps), commitLsn, !steps.isEmpty());
 		if (!steps.isEmpty() && logger.isDebugEnabled()) {
 			logger.debug("Relation {} ({}) changed shape at commit LSN {}: {}",
 					Integer.toUnsignedString(relation.relationId()), next.schema().table(), commitLsn,
@@ -354,6 +354,39 @@ public final class SchemaTracker {
 			}
 			history.removeFirst();
 		}
+	}
+
+	/**
+	 * Returns the shape to keep after a Relation message: a column's nullability that the
+	 * catalog could not vouch for (with DDL events, or a column the catalog disagrees on)
+	 * stays what it was, as the steps have it. The catalog may be ahead of the stream:
+	 * read after a later {@code SET NOT NULL} committed, its answer would otherwise
+	 * become the known shape, and that DDL's own message would then find nothing changed.
+	 */
+	private static TrackedShape settled(TrackedShape known, TrackedShape next, List<SchemaChange> steps) {
+		List<TableSchema.Column> columns;
+		boolean[] vouched = next.nullabilityKnown().clone();
+		if (steps.isEmpty()) {
+			// The same columns in the same order.
+			columns = new ArrayList<>(next.columns());
+			for (int i = 0; i < columns.size() && i < known.columns().size(); i++) {
+				if (!vouched[i]) {
+					TableSchema.Column column = columns.get(i);
+					columns.set(i, new TableSchema.Column(column.name(), column.typeOid(), column.typeName(),
+							known.columns().get(i).nullable(), column.key()));
+					vouched[i] = known.nullabilityKnown()[i];
+				}
+			}
+		}
+		else {
+			TableSchema after = steps.get(steps.size() - 1).after();
+			if (after == null || after.columns().size() != next.columns().size()) {
+				return next;
+			}
+			columns = after.columns();
+		}
+		return new TrackedShape(new TableSchema(next.schema().table(), columns), next.attnums(), next.typeModifiers(),
+				vouched, next.lsn());
 	}
 
 	/** Whether a shape was learnt before a position, or outside a transaction. */

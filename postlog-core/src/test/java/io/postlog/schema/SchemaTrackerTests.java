@@ -207,6 +207,37 @@ class SchemaTrackerTests {
 		assertThat(tracker.backfillRead(relation("t", key("id"), text("a"), text("b")), SECOND, THIRD)).isEmpty();
 	}
 
+	@Test
+	void withDdlEventsARelationReadWhileTheCatalogIsAheadDoesNotHideTheNextDdl() {
+		// The reader lags the server: a Relation message sent again (after an ANALYZE)
+		// before SET NOT NULL is read after it committed, so the catalog already says NOT
+		// NULL. That must not become the known shape, or the DDL's message finds no
+		// change.
+		Map<String, SchemaCatalog.CatalogRelation.Attribute> ahead = Map.of("id",
+				new SchemaCatalog.CatalogRelation.Attribute(1, PgType.INT4, -1, true), "a",
+				new SchemaCatalog.CatalogRelation.Attribute(2, PgType.TEXT, -1, true));
+		SchemaTracker tracker = new SchemaTracker(
+				(relation) -> new SchemaCatalog.CatalogRelation(ahead, List.of("integer", "text")))
+			.withDdlEvents();
+		assertThat(tracker.ddl(idAndA("CREATE TABLE", false), FIRST)).hasSize(1);
+		assertThat(tracker.relation(relation("t", key("id"), text("a")), SECOND)).isEmpty();
+		List<SchemaChange> setNotNull = tracker.ddl(idAndA("ALTER TABLE", true), THIRD);
+		assertThat(kinds(setNotNull)).containsExactly(Kind.ALTER_NULLABILITY);
+		assertThat(setNotNull.get(0).before().columns().get(1).nullable()).isTrue();
+		assertThat(setNotNull.get(0).after().columns().get(1).nullable()).isFalse();
+	}
+
+	/** A DDL message of table t (id integer key, a text), a NOT NULL or not. */
+	private static byte[] idAndA(String tag, boolean aNotNull) {
+		StringBuilder content = new StringBuilder();
+		for (String text : List.of(tag, "16384", "public", "t", "1", "id", Integer.toString(PgType.INT4), "-1",
+				"integer", "true", "true", "2", "a", Integer.toString(PgType.TEXT), "-1", "text",
+				Boolean.toString(aNotNull), "false")) {
+			field(content, text);
+		}
+		return content.toString().getBytes(StandardCharsets.UTF_8);
+	}
+
 	private static byte[] ddl(String tag, String... columns) {
 		StringBuilder content = new StringBuilder();
 		field(content, tag);

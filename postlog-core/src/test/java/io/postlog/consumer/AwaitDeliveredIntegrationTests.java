@@ -112,10 +112,11 @@ class AwaitDeliveredIntegrationTests {
 		consumer.start();
 		try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
 			await().atMost(WAIT).until(() -> consumer.state() == ConsumerState.RUNNING);
-			Lsn pastHeader = fillToPageEnd(statement);
+			Lsn pastHeader = commitToPageEnd(statement);
 			// Without the header taken into account the stream's position stays at the
-			// page's end until the server writes another record (its running-transactions
-			// record comes within 15 s of activity); 3 s is ample for the keepalive.
+			// commit's end, the page's, until the server writes another record (its
+			// running-transactions record comes within 15 s of activity); with it, the
+			// commit delivered is enough, and 3 s are ample.
 			assertThat(consumer.awaitDelivered(pastHeader, Duration.ofSeconds(3))).isTrue();
 		}
 		finally {
@@ -124,37 +125,49 @@ class AwaitDeliveredIntegrationTests {
 	}
 
 	/**
-	 * Writes non-transactional logical messages until one ends exactly at the end of a
-	 * WAL page that is not a segment's first, and returns
+	 * Commits a row to the published table so that its commit record ends exactly at the
+	 * end of a WAL page that is not a segment's first, and returns
 	 * {@code pg_current_wal_insert_lsn()} then: 24 bytes past the next page's start,
-	 * after its header.
+	 * after its header. Non-transactional logical messages pad the page first; they are
+	 * not what the fence waits on (pgoutput sends them only from 14, with
+	 * {@code messages}), the commit is, as in use.
 	 */
-	private static Lsn fillToPageEnd(Statement statement) throws SQLException {
+	private static Lsn commitToPageEnd(Statement statement) throws SQLException {
 		long page;
 		try (ResultSet result = statement.executeQuery("SELECT current_setting('wal_block_size')::int")) {
 			result.next();
 			page = result.getInt(1);
 		}
-		for (int attempt = 0; attempt < 100; attempt++) {
+		for (int id = 1; id <= 100; id++) {
 			long before = insertLsn(statement).value();
 			emit(statement, 300);
+			long emitted = insertLsn(statement).value();
+			insert(statement, 1000 + id);
 			long after = insertLsn(statement).value();
 			long left = page - after % page;
 			if (after / page != before / page || left < 1024) {
-				// Crossed a page (the size measured holds a header) or too little left:
+				// Crossed a page (the sizes measured hold a header) or too little left:
 				// measure again on the next page.
 				emit(statement, (int) left);
 				continue;
 			}
 			// A message's record is its payload plus a fixed overhead, rounded up to 8
-			// bytes: (after - before) - 300 bounds that overhead from above within 8.
-			emit(statement, (int) (left - (after - before - 300)));
+			// bytes: (emitted - before) - 300 bounds that overhead from above within 8.
+			// The insert and its commit take (after - emitted) again: the heap page was
+			// already written since the checkpoint, so no full-page image changes it.
+			long transaction = after - emitted;
+			emit(statement, (int) (left - transaction - (emitted - before - 300)));
+			insert(statement, id);
 			Lsn inserted = insertLsn(statement);
 			if (inserted.value() % page == 24) {
 				return inserted;
 			}
 		}
-		throw new IllegalStateException("No message ended at a WAL page's end in 100 attempts");
+		throw new IllegalStateException("No commit ended at a WAL page's end in 100 attempts");
+	}
+
+	private static void insert(Statement statement, int id) throws SQLException {
+		statement.execute("INSERT INTO paged VALUES (" + id + ")");
 	}
 
 	private static void emit(Statement statement, int bytes) throws SQLException {

@@ -253,52 +253,40 @@ public final class SchemaTracker {
 	}
 
 	/**
-	 * Takes one message of postlog's event triggers.
+	 * Takes one message of postlog's event triggers. A table this tracker does not know
+	 * (its first message in this process) is compared with the shape the triggers kept
+	 * before the command, so a DDL streamed again after a restart is announced as it was
+	 * the first time, whatever the checkpoint store.
 	 * @param content the message content
 	 * @param commitLsn the commit LSN of the DDL's transaction
-	 * @return the schema changes it reveals, in order: a table not seen before yields
-	 * {@link SchemaChange.Kind#CREATE_TABLE} when the command created it, else nothing
+	 * @return the schema changes it reveals, in order: a table known neither here nor to
+	 * the triggers yields {@link SchemaChange.Kind#CREATE_TABLE} when the command created
+	 * it, else nothing
 	 */
 	public List<SchemaChange> ddl(byte[] content, Lsn commitLsn) {
-		List<String> fields = DdlEvents.fields(content);
-		if (fields.size() < 4 || (fields.size() - 4) % 7 != 0) {
-			throw new PostlogException(
-					"A '" + DdlEvents.PREFIX + "' message has " + fields.size() + " fields, not 4 and 7 per column");
-		}
-		String tag = fields.get(0);
-		int relationId = (int) Long.parseLong(fields.get(1));
-		TableId table = new TableId(fields.get(2), fields.get(3));
+		DdlMessage message = DdlMessage.read(content, commitLsn);
+		int relationId = message.relationId();
 		Learnt last = last(relationId);
 		if (last != null && last.lsn() != null && commitLsn.isBefore(last.lsn())) {
 			return List.of();
 		}
 		TrackedShape known = (last != null) ? last.shape() : null;
-		if ("DROP TABLE".equals(tag)) {
-			if (known != null) {
-				learn(relationId, null, commitLsn, true);
+		if (known == null && !message.creates()) {
+			known = message.before();
+		}
+		TrackedShape next = message.after();
+		if (next == null) {
+			if (known == null) {
+				return List.of();
 			}
-			return (known != null) ? List.of(new SchemaChange(known.schema().table(), SchemaChange.Kind.DROP_TABLE,
-					known.schema(), null, commitLsn)) : List.of();
+			learn(relationId, null, commitLsn, true);
+			return List.of(new SchemaChange(known.schema().table(), SchemaChange.Kind.DROP_TABLE, known.schema(), null,
+					commitLsn));
 		}
-		int size = (fields.size() - 4) / 7;
-		List<TableSchema.Column> columns = new ArrayList<>(size);
-		int[] attnums = new int[size];
-		int[] modifiers = new int[size];
-		boolean[] exact = new boolean[size];
-		for (int i = 0; i < size; i++) {
-			int at = 4 + 7 * i;
-			attnums[i] = Integer.parseInt(fields.get(at));
-			modifiers[i] = Integer.parseInt(fields.get(at + 3));
-			exact[i] = true;
-			columns.add(new TableSchema.Column(fields.get(at + 1), (int) Long.parseLong(fields.get(at + 2)),
-					fields.get(at + 4), !"true".equals(fields.get(at + 5)), "true".equals(fields.get(at + 6))));
-		}
-		TrackedShape next = new TrackedShape(new TableSchema(table, columns), attnums, modifiers, exact, commitLsn);
 		if (known == null) {
 			learn(relationId, next, commitLsn, true);
-			return "CREATE TABLE".equals(tag)
-					? List.of(new SchemaChange(table, SchemaChange.Kind.CREATE_TABLE, null, next.schema(), commitLsn))
-					: List.of();
+			return message.creates() ? List.of(new SchemaChange(next.schema().table(), SchemaChange.Kind.CREATE_TABLE,
+					null, next.schema(), commitLsn)) : List.of();
 		}
 		List<SchemaChange> steps = SchemaDiff.steps(known, next, commitLsn);
 		learn(relationId, next, commitLsn, !steps.isEmpty());

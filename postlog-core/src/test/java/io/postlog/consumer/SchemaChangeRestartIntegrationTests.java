@@ -17,6 +17,7 @@ import io.postlog.schema.DdlEvents;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import io.postlog.test.crash.ChildJvm;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
@@ -32,8 +33,10 @@ import static org.awaitility.Awaitility.await;
  * shapes are kept with the checkpoint, so a column added while no consumer ran (after a
  * clean stop, or after a kill of a child JVM), on a table no row of which streamed since,
  * is announced before the first row in the new shape by the next process, with Relation
- * messages or DDL events (14+); with the slot store (nowhere to keep them) the first
- * shape after the restart is the starting shape, as documented.
+ * messages or DDL events (14+). With the slot store (nowhere to keep them) and Relation
+ * messages the first shape after the restart is the starting shape, as documented; with
+ * DDL events the DDL's message carries the shape before it, so the change is announced
+ * with any store.
  */
 @PostgresTest
 @Tag("matrix")
@@ -137,11 +140,33 @@ class SchemaChangeRestartIntegrationTests {
 	}
 
 	@Test
-	void withTheSlotStoreAndDdlEventsTheDdlsMessageAfterARestartIsTheStartingShape(PostgresDatabase database)
+	void withTheSlotStoreAndDdlEventsTheDdlsMessageAfterARestartCarriesTheShapeBeforeIt(PostgresDatabase database)
 			throws Exception {
 		Assumptions.assumeTrue(database.serverVersion() >= 140000, "ddl-events need PostgreSQL 14");
 		List<Object> seen = addAColumnWhileStopped(database, "restart_ddl_slot", false, true);
-		assertThat(SchemaChangeIntegrationTests.schemaChanges(seen)).isEmpty();
+		assertAddedBeforeTheRow(seen);
+	}
+
+	/**
+	 * The trigger functions run as their owner: a role with no right on postlog's objects
+	 * (the shapes table) alters the table it owns, and its DDL goes through and is
+	 * announced.
+	 */
+	@Test
+	void withDdlEventsARoleWithoutRightsOnPostlogsObjectsAltersItsTable(PostgresDatabase database) throws Exception {
+		Assumptions.assumeTrue(database.serverVersion() >= 140000, "ddl-events need PostgreSQL 14");
+		database.execute("DO $d$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'postlog_test_owner') "
+				+ "THEN CREATE ROLE postlog_test_owner; END IF; END $d$");
+		List<Object> seen = addAColumnWhileStopped(database, "restart_ddl_role", false, true, "postlog_test_owner");
+		assertAddedBeforeTheRow(seen);
+	}
+
+	private static void assertAddedBeforeTheRow(List<Object> seen) {
+		List<SchemaChange> schemaChanges = SchemaChangeIntegrationTests.schemaChanges(seen);
+		assertThat(schemaChanges).extracting(SchemaChange::kind).containsExactly(Kind.ADD_COLUMN);
+		assertThat(schemaChanges.get(0).before().columns()).extracting("name").containsExactly("id", "a");
+		assertThat(schemaChanges.get(0).after().columns()).extracting("name").containsExactly("id", "a", "b");
+		assertThat(seen.indexOf(schemaChanges.get(0))).isLessThan(seen.size() - 1);
 	}
 
 	@Test
@@ -161,7 +186,16 @@ class SchemaChangeRestartIntegrationTests {
 	 */
 	private List<Object> addAColumnWhileStopped(PostgresDatabase database, String slot, boolean jdbc, boolean ddlEvents)
 			throws Exception {
+		return addAColumnWhileStopped(database, slot, jdbc, ddlEvents, null);
+	}
+
+	/** The same, with the table owned and altered by a role, unless {@code null}. */
+	private List<Object> addAColumnWhileStopped(PostgresDatabase database, String slot, boolean jdbc, boolean ddlEvents,
+			@Nullable String owner) throws Exception {
 		database.execute("DROP TABLE IF EXISTS " + slot, "CREATE TABLE " + slot + " (id int PRIMARY KEY, a text)");
+		if (owner != null) {
+			database.execute("ALTER TABLE " + slot + " OWNER TO " + owner);
+		}
 		List<Object> first = new CopyOnWriteArrayList<>();
 		ReplicationConsumer before = consumer(database, slot, jdbc, ddlEvents, first);
 		before.start();
@@ -172,7 +206,12 @@ class SchemaChangeRestartIntegrationTests {
 		before.stop();
 		assertThat(SchemaChangeIntegrationTests.schemaChanges(first)).isEmpty();
 
-		database.execute("ALTER TABLE " + slot + " ADD COLUMN b int");
+		if (owner != null) {
+			database.execute("SET ROLE " + owner, "ALTER TABLE " + slot + " ADD COLUMN b int", "RESET ROLE");
+		}
+		else {
+			database.execute("ALTER TABLE " + slot + " ADD COLUMN b int");
+		}
 		database.execute("INSERT INTO " + slot + " VALUES (2, 'secret two', 7)");
 
 		List<Object> second = new CopyOnWriteArrayList<>();

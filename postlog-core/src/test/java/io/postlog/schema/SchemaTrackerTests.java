@@ -1,19 +1,23 @@
 package io.postlog.schema;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.postlog.Lsn;
+import io.postlog.PostlogException;
 import io.postlog.SchemaChange;
 import io.postlog.SchemaChange.Kind;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.pgoutput.PgOutputMessage.Column;
 import io.postlog.types.PgType;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.tuple;
 
 class SchemaTrackerTests {
@@ -225,6 +229,88 @@ class SchemaTrackerTests {
 		assertThat(kinds(setNotNull)).containsExactly(Kind.ALTER_NULLABILITY);
 		assertThat(setNotNull.get(0).before().columns().get(1).nullable()).isTrue();
 		assertThat(setNotNull.get(0).after().columns().get(1).nullable()).isFalse();
+	}
+
+	@Test
+	void aDdlMessageOfATableNotSeenYetIsComparedWithTheShapeTheTriggersKeptBeforeIt() {
+		// A new process whose first message of the table is this DDL, streamed again
+		// after a restart: the shape before comes from the message.
+		SchemaTracker tracker = new SchemaTracker(null).withDdlEvents();
+		List<SchemaChange> added = tracker.ddl(shapes("ALTER TABLE", List.of("id"), List.of("id", "a")), SECOND);
+		assertThat(kinds(added)).containsExactly(Kind.ADD_COLUMN);
+		assertThat(added.get(0).before().columns()).extracting("name").containsExactly("id");
+		assertThat(added.get(0).after().columns()).extracting("name").containsExactly("id", "a");
+		assertThat(added.get(0).commitLsn()).isEqualTo(SECOND);
+		// Known now: the next message is compared with what the tracker learnt.
+		assertThat(kinds(tracker.ddl(shapes("ALTER TABLE", List.of("id", "a"), List.of("id")), THIRD)))
+			.containsExactly(Kind.DROP_COLUMN);
+		List<SchemaChange> dropped = new SchemaTracker(null).withDdlEvents()
+			.ddl(shapes("DROP TABLE", List.of("id", "a"), null), THIRD);
+		assertThat(kinds(dropped)).containsExactly(Kind.DROP_TABLE);
+		assertThat(dropped.get(0).before().columns()).extracting("name").containsExactly("id", "a");
+	}
+
+	@Test
+	void aDdlMessageWithoutAShapeBeforeStartsTrackingAndOneThatCreatesIgnoresIt() {
+		SchemaTracker tracker = new SchemaTracker(null).withDdlEvents();
+		assertThat(tracker.ddl(shapes("ALTER TABLE", null, List.of("id", "a")), FIRST)).isEmpty();
+		assertThat(kinds(tracker.ddl(shapes("ALTER TABLE", List.of("id", "a"), List.of("id", "a", "b")), SECOND)))
+			.containsExactly(Kind.ADD_COLUMN);
+		// A kept shape of a former table with the same OID is not a shape before.
+		List<SchemaChange> created = new SchemaTracker(null).withDdlEvents()
+			.ddl(shapes("CREATE TABLE", List.of("x"), List.of("id")), FIRST);
+		assertThat(kinds(created)).containsExactly(Kind.CREATE_TABLE);
+		assertThat(created.get(0).before()).isNull();
+		assertThat(new SchemaTracker(null).withDdlEvents().ddl(shapes("DROP TABLE", null, null), FIRST)).isEmpty();
+	}
+
+	@Test
+	void aMalformedDdlMessageIsATypedError() {
+		SchemaTracker tracker = new SchemaTracker(null).withDdlEvents();
+		byte[] truncated = Arrays.copyOf(ddl("ALTER TABLE", "id"), 20);
+		assertThatExceptionOfType(PostlogException.class).isThrownBy(() -> tracker.ddl(truncated, FIRST))
+			.withMessageContaining("postlog.ddl");
+		StringBuilder badShape = new StringBuilder();
+		for (String text : List.of("2", "ALTER TABLE", "16384", "", "1:x")) {
+			field(badShape, text);
+		}
+		assertThatExceptionOfType(PostlogException.class)
+			.isThrownBy(() -> tracker.ddl(badShape.toString().getBytes(StandardCharsets.UTF_8), FIRST))
+			.withMessageContaining("fields");
+	}
+
+	/**
+	 * A message of the current layout for table public.t, text columns, the first the
+	 * key: the shapes before and after, {@code null} for none.
+	 */
+	private static byte[] shapes(String tag, @Nullable List<String> before, @Nullable List<String> after) {
+		StringBuilder content = new StringBuilder();
+		field(content, "2");
+		field(content, tag);
+		field(content, "16384");
+		field(content, shape(before));
+		field(content, shape(after));
+		return content.toString().getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static String shape(@Nullable List<String> columns) {
+		if (columns == null) {
+			return "";
+		}
+		StringBuilder shape = new StringBuilder();
+		field(shape, "public");
+		field(shape, "t");
+		for (int i = 0; i < columns.size(); i++) {
+			// Attribute numbers by name, so that a column keeps its own.
+			field(shape, Integer.toString(columns.get(i).charAt(0)));
+			field(shape, columns.get(i));
+			field(shape, Integer.toString(PgType.TEXT));
+			field(shape, "-1");
+			field(shape, "text");
+			field(shape, "false");
+			field(shape, Boolean.toString(i == 0));
+		}
+		return shape.toString();
 	}
 
 	/** A DDL message of table t (id integer key, a text), a NOT NULL or not. */

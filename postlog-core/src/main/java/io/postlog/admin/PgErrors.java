@@ -80,12 +80,15 @@ public final class PgErrors {
 	 * Returns whether a {@code CREATE ... IF NOT EXISTS} failed because another session
 	 * created the same object at the same moment: PostgreSQL checks existence before it
 	 * takes the catalog's unique index, so the loser of the race gets {@code 23505} (on
-	 * the catalog) or {@code 42P07}; running the statement again finds the object.
+	 * the catalog's index), {@code 42P07} (the relation) or, for a table, {@code 42710}
+	 * ("type already exists": the winner committed between the check of the relation and
+	 * the check of its row type; seen in CI); running the statement again finds the
+	 * object.
 	 * @param ex the failure
-	 * @return {@code true} for {@code 23505} and {@code 42P07}
+	 * @return {@code true} for {@code 23505}, {@code 42P07} and {@code 42710}
 	 */
 	public static boolean isConcurrentCreation(SQLException ex) {
-		return "23505".equals(ex.getSQLState()) || "42P07".equals(ex.getSQLState());
+		return "23505".equals(ex.getSQLState()) || "42P07".equals(ex.getSQLState()) || isDuplicateObject(ex);
 	}
 
 	/**

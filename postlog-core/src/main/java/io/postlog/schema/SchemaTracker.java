@@ -190,7 +190,7 @@ public final class SchemaTracker {
 			return List.of();
 		}
 		TrackedShape known = (last != null) ? last.shape() : null;
-		TrackedShape next = read(relation, commitLsn);
+		TrackedShape next = read(relation, commitLsn, known);
 		if (known == null || commitLsn == null) {
 			learn(relation.relationId(), next, commitLsn, true);
 			return List.of();
@@ -382,7 +382,15 @@ public final class SchemaTracker {
 		return learnt.lsn() == null || learnt.lsn().isBefore(position);
 	}
 
-	private TrackedShape read(PgOutputMessage.Relation relation, @Nullable Lsn commitLsn) {
+	/**
+	 * Reads a Relation message with what the catalog says of it. Where the catalog cannot
+	 * name the types (the table is gone, or its columns are no longer the message's: the
+	 * catalog is ahead of the stream), a column keeps the type name it is known by when
+	 * its name, type OID and modifier are the same; else its name is the OID in decimal.
+	 * A name the catalog could not give must not read as a type change.
+	 */
+	private TrackedShape read(PgOutputMessage.Relation relation, @Nullable Lsn commitLsn,
+			@Nullable TrackedShape known) {
 		SchemaCatalog.CatalogRelation live = null;
 		if (this.catalog != null) {
 			live = this.catalog.read(relation);
@@ -403,12 +411,25 @@ public final class SchemaTracker {
 			modifiers[i] = column.typeModifier();
 			nullabilityKnown[i] = agrees && !this.ddlEvents;
 			String typeName = (live != null && live.typeNames().size() == size) ? live.typeNames().get(i)
-					: Integer.toUnsignedString(column.typeOid());
+					: knownTypeName(known, column);
 			schema.add(new TableSchema.Column(column.name(), column.typeOid(), typeName,
 					!agrees || !attribute.notNull(), column.isKey()));
 		}
 		TableId table = new TableId(relation.namespace(), relation.relationName());
 		return new TrackedShape(new TableSchema(table, schema), attnums, modifiers, nullabilityKnown, commitLsn);
+	}
+
+	private static String knownTypeName(@Nullable TrackedShape known, PgOutputMessage.Column column) {
+		if (known != null) {
+			for (int k = 0; k < known.columns().size(); k++) {
+				TableSchema.Column was = known.columns().get(k);
+				if (was.name().equals(column.name()) && was.typeOid() == column.typeOid()
+						&& known.typeModifiers()[k] == column.typeModifier()) {
+					return was.typeName();
+				}
+			}
+		}
+		return Integer.toUnsignedString(column.typeOid());
 	}
 
 	/**

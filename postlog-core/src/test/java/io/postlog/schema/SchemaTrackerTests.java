@@ -395,6 +395,25 @@ class SchemaTrackerTests {
 		assertThat(tracker.relation(relation("t", key("id"), text("a")), FIRST)).isEmpty();
 	}
 
+	@Test
+	void aRelationMessageTheCatalogCannotNameTheTypesOfKeepsTheKnownNamesAndChangesNothing() {
+		// Read after the table was dropped (in CI with DDL events: a Relation message of
+		// the renamed table read after its DROP TABLE committed), the catalog names no
+		// type: the OIDs in decimal must not read as type changes.
+		Map<String, SchemaCatalog.CatalogRelation.Attribute> live = Map.of("id", attribute(1, PgType.INT4), "a",
+				attribute(2, PgType.TEXT));
+		SchemaCatalog.CatalogRelation[] now = { new SchemaCatalog.CatalogRelation(live, List.of("integer", "text")) };
+		SchemaTracker tracker = new SchemaTracker((relation) -> now[0]);
+		tracker.relation(relation("t", key("id"), text("a")), FIRST);
+		now[0] = null;
+		assertThat(tracker.relation(relation("t", key("id"), text("a")), SECOND)).isEmpty();
+		// A column the known shape does not have is named by its OID, as before.
+		List<SchemaChange> added = tracker.relation(relation("t", key("id"), text("a"), text("b")), THIRD);
+		assertThat(kinds(added)).containsExactly(Kind.ADD_COLUMN);
+		assertThat(added.get(0).after().columns()).extracting("typeName")
+			.containsExactly("integer", "text", Integer.toString(PgType.TEXT));
+	}
+
 	private static List<Kind> kinds(List<SchemaChange> changes) {
 		return changes.stream().map(SchemaChange::kind).toList();
 	}

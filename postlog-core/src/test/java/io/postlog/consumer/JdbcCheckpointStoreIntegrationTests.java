@@ -23,6 +23,7 @@ import io.postlog.consumer.checkpoint.CheckpointStoreException;
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -41,6 +42,7 @@ import static org.awaitility.Awaitility.await;
  * covers and writes a failed transaction's effects once.
  */
 @PostgresTest
+@Tag("matrix")
 class JdbcCheckpointStoreIntegrationTests {
 
 	private final List<ReplicationConsumer> consumers = new ArrayList<>();
@@ -240,7 +242,14 @@ class JdbcCheckpointStoreIntegrationTests {
 		await().until(() -> confirmedFlush(database, "skip_slot").compareTo(end) >= 0);
 		assertThat(called).containsExactly(3);
 		assertThat(query(database, "SELECT string_agg(k::text, ',') FROM skip_sink")).isEqualTo("3");
-		assertThat(store.load()).isEqualTo(commits.get(3));
+		if (database.serverVersion() >= 150000) {
+			assertThat(store.load()).isEqualTo(commits.get(3));
+		}
+		else {
+			// Before 15 the stream also carries the checkpoint's own writes, as empty
+			// transactions, and the checkpoint moves on with them.
+			assertThat(store.load()).isGreaterThanOrEqualTo(commits.get(3));
+		}
 	}
 
 	@Test

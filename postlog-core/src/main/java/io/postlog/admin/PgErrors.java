@@ -82,8 +82,8 @@ public final class PgErrors {
 	 * takes the catalog's unique index, so the loser of the race gets {@code 23505} (on
 	 * the catalog's index), {@code 42P07} (the relation) or, for a table, {@code 42710}
 	 * ("type already exists": the winner committed between the check of the relation and
-	 * the check of its row type; seen in CI); running the statement again finds the
-	 * object.
+	 * the check of its row type; seen in a run of .ci/run); running the statement again
+	 * finds the object.
 	 * @param ex the failure
 	 * @return {@code true} for {@code 23505}, {@code 42P07} and {@code 42710}
 	 */

@@ -20,8 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The progress table created by sessions racing each other, as a backfill submitted while
  * the runner resumes others does: every one succeeds, whichever of PostgreSQL's errors
- * the losers of a race got (in CI on 14 one got {@code 42710}, "type already exists",
- * which was not taken for a race and failed the backfill's submission).
+ * the losers of a race got (in a run of .ci/run, on 14, one got {@code 42710}, "type
+ * already exists", which was not taken for a race and failed the backfill's submission).
  */
 @PostgresTest
 class BackfillStoreIntegrationTests {

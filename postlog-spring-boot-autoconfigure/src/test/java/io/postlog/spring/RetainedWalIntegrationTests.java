@@ -89,9 +89,8 @@ class RetainedWalIntegrationTests {
 					.filter((slot) -> slot.get("postlog").asBoolean())
 					.map((slot) -> slot.get("name").asString())
 					.toList();
-				// It came empty in runs of .ci/run: a reading taken before the slot
-				// existed,
-				// not refreshed since (an open bug). The message shows the whole section.
+				// Empty in runs of .ci/run: a reading from before the slot
+				// existed, never refreshed (an open bug). The message shows it.
 				assertThat(own).as("the endpoint's server section: %s", server0).containsExactly("retained");
 				JsonNode forgotten = server0.get("slots")
 					.valueStream()

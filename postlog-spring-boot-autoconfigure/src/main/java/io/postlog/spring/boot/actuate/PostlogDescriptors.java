@@ -92,7 +92,8 @@ final class PostlogDescriptors {
 				tables, (snapshotSlot != null) ? snapshotSlot.slotName() : null);
 	}
 
-	static PostlogEndpoint.ServerDescriptor server(PostlogSlotMonitor.ServerStatus server, Set<String> ownSlots) {
+	static PostlogEndpoint.ServerDescriptor server(PostlogSlotMonitor.ServerStatus server, Set<String> ownSlots,
+			@Nullable Instant readAt) {
 		ReplicationSettings settings = server.settings();
 		List<PostlogEndpoint.ServerSlotDescriptor> slots = server.slots()
 			.stream()
@@ -111,7 +112,7 @@ final class PostlogDescriptors {
 						(settings.idleReplicationSlotTimeout() != null)
 								? settings.idleReplicationSlotTimeout().toString() : null,
 						settings.synchronizedStandbySlots(), settings.syncReplicationSlots()),
-				slots);
+				slots, (readAt != null) ? readAt.toString() : null);
 	}
 
 	private static @Nullable String text(@Nullable Lsn lsn) {

@@ -123,7 +123,7 @@ public class PostlogEndpoint {
 		PostlogSlotMonitor.Reading reading = this.monitor.reading();
 		PostlogSlotMonitor.ServerStatus server = reading.server();
 		return new PostlogDescriptor(consumers, (reading.failure() == null && server != null)
-				? PostlogDescriptors.server(server, ownSlots()) : Unavailable.of(reading));
+				? PostlogDescriptors.server(server, ownSlots(), reading.lastContact()) : Unavailable.of(reading));
 	}
 
 	private Set<String> ownSlots() {
@@ -304,9 +304,11 @@ public class PostlogEndpoint {
 	 * @param walPosition its WAL position
 	 * @param settings the replication settings that matter
 	 * @param slots every logical slot, of every database
+	 * @param readAt when the server was read: the latest background reading, which a call
+	 * older than a second asks to be taken again and waits 250 ms for
 	 */
 	public record ServerDescriptor(int version, boolean inRecovery, String walPosition, SettingsDescriptor settings,
-			List<ServerSlotDescriptor> slots) implements ServerSection {
+			List<ServerSlotDescriptor> slots, @Nullable String readAt) implements ServerSection {
 	}
 
 	/**

@@ -105,7 +105,7 @@ public final class PostlogAutoConfiguration {
 			ObjectProvider<PostlogListenerRegistry.GroupObserver> groupObservers,
 			ObjectProvider<PostlogDeadLetterErrorHandler> deadLetter, ObjectProvider<HeartbeatTracker> heartbeats,
 			ObjectProvider<PlatformTransactionManager> transactionManagers, PostlogServerPoller poller,
-			ObjectProvider<PostlogListenerObservations> observations) {
+			PostlogSlotMonitor monitor, ObjectProvider<PostlogListenerObservations> observations) {
 		requireSupported(properties);
 		ReplicationConnectionFactory connectionFactory = ReplicationConnectionFactory.of(connectionDetails.getJdbcUrl(),
 				connectionDetails.getUsername(), connectionDetails.getPassword());
@@ -115,7 +115,7 @@ public final class PostlogAutoConfiguration {
 				connectionDetails.getUsername(), connectionDetails.getPassword());
 		PostlogListenerRegistry registry = new PostlogListenerRegistry(
 				new PostlogConsumerSetup(properties, dataSource, connectionFactory, snapshotConnections,
-						heartbeats.getIfAvailable(), transactionManagers, poller),
+						heartbeats.getIfAvailable(), transactionManagers, poller, monitor),
 				listeners.orderedStream().toList(), groupObservers.orderedStream().toList(),
 				defaultErrorHandler(properties, deadLetter));
 		registry.setReadiness(properties.getHealth().getReadiness());

@@ -56,17 +56,29 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 
 	private final @Nullable PostlogServerPoller poller;
 
-	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
-			ReplicationConnectionFactory connectionFactory, SnapshotConnections snapshotConnections,
-			@Nullable HeartbeatTracker heartbeats, ObjectProvider<PlatformTransactionManager> transactionManagers) {
-		this(properties, dataSource, connectionFactory, snapshotConnections, heartbeats, transactionManagers, null);
-	}
+	private final @Nullable PostlogSlotMonitor sharedMonitor;
 
 	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
 			ReplicationConnectionFactory connectionFactory, SnapshotConnections snapshotConnections,
+			@Nullable HeartbeatTracker heartbeats, ObjectProvider<PlatformTransactionManager> transactionManagers) {
+		this(properties, dataSource, connectionFactory, snapshotConnections, heartbeats, transactionManagers, null,
+				null);
+	}
+
+	/**
+	 * Creates the set-up.
+	 * @param poller takes the groups' readings, or {@code null} to read on the caller's
+	 * thread
+	 * @param sharedMonitor the application's monitor (the endpoint's and the relay's),
+	 * which the group of the same slot and publication uses too, so that one slot has one
+	 * reading, marked out of date when the group sets the slot up; or {@code null}
+	 */
+	PostlogConsumerSetup(PostlogProperties properties, DataSource dataSource,
+			ReplicationConnectionFactory connectionFactory, SnapshotConnections snapshotConnections,
 			@Nullable HeartbeatTracker heartbeats, ObjectProvider<PlatformTransactionManager> transactionManagers,
-			@Nullable PostlogServerPoller poller) {
+			@Nullable PostlogServerPoller poller, @Nullable PostlogSlotMonitor sharedMonitor) {
 		this.poller = poller;
+		this.sharedMonitor = sharedMonitor;
 		this.properties = properties;
 		this.dataSource = dataSource;
 		this.connectionFactory = connectionFactory;
@@ -111,10 +123,17 @@ final class PostlogConsumerSetup implements PostlogListenerRegistry.ConsumerSetu
 				|| PostlogConsumerMapping.initialSnapshot(this.properties)) {
 			builder.snapshotConnections(this.snapshotConnections);
 		}
-		return new PostlogListenerRegistry.GroupPlan(builder,
-				new PostlogSlotMonitor(this.dataSource, slotName, publicationName, this.poller),
+		return new PostlogListenerRegistry.GroupPlan(builder, monitor(slotName, publicationName),
 				this.properties.getPublication().getMode(), tables, this.dataSource, decoder,
 				PostlogConsumerMapping.masks(this.properties));
+	}
+
+	private PostlogSlotMonitor monitor(String slotName, String publicationName) {
+		PostlogSlotMonitor shared = this.sharedMonitor;
+		if (shared != null && shared.slotName().equals(slotName) && shared.publicationName().equals(publicationName)) {
+			return shared;
+		}
+		return new PostlogSlotMonitor(this.dataSource, slotName, publicationName, this.poller);
 	}
 
 	/**

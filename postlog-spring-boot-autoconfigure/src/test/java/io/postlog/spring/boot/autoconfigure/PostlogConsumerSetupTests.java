@@ -6,6 +6,7 @@ import io.postlog.TableId;
 import io.postlog.decoder.TableSelection;
 import io.postlog.spring.PostlogConsumerGroup;
 import io.postlog.spring.PostlogListenerRegistry;
+import io.postlog.spring.PostlogSlotMonitor;
 import io.postlog.snapshot.SnapshotConnections;
 import io.postlog.stream.ReplicationConnectionFactory;
 import org.junit.jupiter.api.Test;
@@ -66,6 +67,20 @@ class PostlogConsumerSetupTests {
 		assertThatExceptionOfType(InvalidConfigurationPropertyValueException.class)
 			.isThrownBy(() -> selection(PostlogConsumerGroup.DEFAULT, List.of()))
 			.satisfies((ex) -> assertThat(ex.getName()).isEqualTo("postlog.pglogical.replication-sets"));
+	}
+
+	@Test
+	void theGroupOfTheApplicationsSlotSharesItsMonitorAndOtherGroupsHaveTheirOwn() {
+		SimpleDriverDataSource dataSource = new SimpleDriverDataSource(new org.postgresql.Driver(), URL);
+		PostlogSlotMonitor shared = new PostlogSlotMonitor(dataSource, this.properties.getSlot().getName(),
+				this.properties.getPublication().getName());
+		PostlogConsumerSetup setup = new PostlogConsumerSetup(this.properties, dataSource,
+				ReplicationConnectionFactory.of(URL, "postgres", null), SnapshotConnections.of(dataSource), null,
+				new StaticListableBeanFactory().getBeanProvider(PlatformTransactionManager.class), null, shared);
+		assertThat(setup.prepare(PostlogConsumerGroup.DEFAULT, List.of()).monitor()).isSameAs(shared);
+		PostlogSlotMonitor search = setup.prepare("search", List.of()).monitor();
+		assertThat(search).isNotSameAs(shared);
+		assertThat(search.slotName()).isEqualTo(this.properties.slotName("search"));
 	}
 
 	private TableSelection selection(String group, List<TableId> listenerTables) {

@@ -387,7 +387,11 @@ public final class SchemaTracker {
 	 * name the types (the table is gone, or its columns are no longer the message's: the
 	 * catalog is ahead of the stream), a column keeps the type name it is known by when
 	 * its name, type OID and modifier are the same; else its name is the OID in decimal.
-	 * A name the catalog could not give must not read as a type change.
+	 * A name the catalog could not give must not read as a type change. Likewise a column
+	 * the catalog no longer has as the message has it keeps its known attribute number: a
+	 * Relation sent again (pgoutput does after any relcache invalidation, autoanalyze's
+	 * too) and decoded after a later {@code DROP COLUMN ..., ADD COLUMN ...} committed
+	 * must not make that DDL read as a rename.
 	 */
 	private TrackedShape read(PgOutputMessage.Relation relation, @Nullable Lsn commitLsn,
 			@Nullable TrackedShape known) {
@@ -407,7 +411,7 @@ public final class SchemaTracker {
 					: null;
 			boolean agrees = attribute != null && attribute.typeOid() == column.typeOid()
 					&& attribute.typeModifier() == column.typeModifier();
-			attnums[i] = agrees ? attribute.attnum() : 0;
+			attnums[i] = agrees ? attribute.attnum() : knownAttnum(known, column);
 			modifiers[i] = column.typeModifier();
 			nullabilityKnown[i] = agrees && !this.ddlEvents;
 			String typeName = (live != null && live.typeNames().size() == size) ? live.typeNames().get(i)
@@ -420,16 +424,29 @@ public final class SchemaTracker {
 	}
 
 	private static String knownTypeName(@Nullable TrackedShape known, PgOutputMessage.Column column) {
+		int k = knownIndex(known, column);
+		return (known != null && k >= 0) ? known.columns().get(k).typeName()
+				: Integer.toUnsignedString(column.typeOid());
+	}
+
+	/** The known attribute number of the same column, 0 if none is known. */
+	private static int knownAttnum(@Nullable TrackedShape known, PgOutputMessage.Column column) {
+		int k = knownIndex(known, column);
+		return (known != null && k >= 0) ? known.attnums()[k] : 0;
+	}
+
+	/** The known column of the same name, type OID and modifier, or -1. */
+	private static int knownIndex(@Nullable TrackedShape known, PgOutputMessage.Column column) {
 		if (known != null) {
 			for (int k = 0; k < known.columns().size(); k++) {
 				TableSchema.Column was = known.columns().get(k);
 				if (was.name().equals(column.name()) && was.typeOid() == column.typeOid()
 						&& known.typeModifiers()[k] == column.typeModifier()) {
-					return was.typeName();
+					return k;
 				}
 			}
 		}
-		return Integer.toUnsignedString(column.typeOid());
+		return -1;
 	}
 
 	/**

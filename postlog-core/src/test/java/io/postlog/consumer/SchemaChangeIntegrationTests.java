@@ -113,16 +113,62 @@ class SchemaChangeIntegrationTests {
 		}
 	}
 
+	/**
+	 * The catalog ahead of the stream: a Relation sent again (here after a storage
+	 * parameter changed; autoanalyze does the same) is read after a later
+	 * {@code DROP COLUMN x, ADD COLUMN y} of the same type committed, which the catalog
+	 * already shows. The DDL is still a drop and an add, not a rename: seen in a run of
+	 * .ci/run on 18, where decoding lagged under load; a large transaction before makes
+	 * the stream lag here. With DDL events too, from 14 on.
+	 */
+	@Test
+	void aDropAndAnAddAreNotARenameWhenTheCatalogIsAheadOfTheStream(PostgresDatabase database) throws Exception {
+		database.execute("DROP TABLE IF EXISTS lagging, lagging_bulk",
+				"CREATE TABLE lagging (id int PRIMARY KEY, x text)",
+				"CREATE TABLE lagging_bulk (id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, v text)");
+		List<TableId> tables = List.of(new TableId("public", "lagging"), new TableId("public", "lagging_bulk"));
+		List<Object> relations = new CopyOnWriteArrayList<>();
+		start(database, relations, "lagging_slot", false, tables);
+		List<Object> events = new CopyOnWriteArrayList<>();
+		boolean ddlEvents = database.serverVersion() >= 140000;
+		if (ddlEvents) {
+			start(database, events, "lagging_ddl_slot", true, tables);
+		}
+		database.execute("INSERT INTO lagging VALUES (1, 'a')");
+		await().atMost(Duration.ofSeconds(30))
+			.until(() -> changes(relations) == 1 && (!ddlEvents || changes(events) == 1));
+		// While the stream works through the bulk transaction, the rest commits.
+		database.execute("INSERT INTO lagging_bulk (v) SELECT repeat('v', 100) FROM generate_series(1, 200000)",
+				"ALTER TABLE lagging SET (fillfactor = 90)", "INSERT INTO lagging VALUES (2, 'b')",
+				"ALTER TABLE lagging DROP COLUMN x, ADD COLUMN y text", "INSERT INTO lagging VALUES (3, 'c')");
+		for (List<Object> seen : ddlEvents ? List.of(relations, events) : List.of(relations)) {
+			await().atMost(Duration.ofSeconds(60)).until(() -> changes(seen) == 3);
+			assertThat(schemaChanges(seen).stream().map(SchemaChange::kind).toList()).containsExactly(Kind.DROP_COLUMN,
+					Kind.ADD_COLUMN);
+			assertThat(schemaChanges(seen).get(1).after()).isEqualTo(catalog(database, "lagging"));
+		}
+	}
+
 	private void start(PostgresDatabase database, List<Object> seen, String slot, boolean ddlEvents) {
+		start(database, seen, slot, ddlEvents, List.of(new TableId("public", "evolving")));
+	}
+
+	private void start(PostgresDatabase database, List<Object> seen, String slot, boolean ddlEvents,
+			List<TableId> tables) {
 		ReplicationConsumer consumer = ReplicationConsumer.builder()
 			.jdbcUrl(database.jdbcUrl(), database.username(), null)
 			.slotName(slot)
 			.slotLifecycle(SlotLifecycle.CREATE_IF_MISSING)
 			.publicationName(slot + "_pub")
-			.tables(List.of(new TableId("public", "evolving")))
+			.tables(tables)
 			.statusInterval(Duration.ofSeconds(1))
 			.stopTimeout(Duration.ofSeconds(10))
-			.subscribe(Subscription.onChange("recorder", (ChangeHandler) seen::add).withSchemaHandler(seen::add))
+			.subscribe(Subscription.onChange("recorder", (ChangeHandler) (change) -> {
+				// The bulk rows only hold the stream back.
+				if (!change.table().name().equals("lagging_bulk")) {
+					seen.add(change);
+				}
+			}).withSchemaHandler(seen::add))
 			.schemaDdlEvents(ddlEvents)
 			.build();
 		this.consumers.add(consumer);
@@ -165,9 +211,9 @@ class SchemaChangeIntegrationTests {
 			await(sql).atMost(Duration.ofSeconds(90)).until(() -> schemaChanges(seen).size() >= expected.size());
 		}
 		catch (ConditionTimeoutException ex) {
-			// Twice in CI this wait ran out (DROP plus ADD once, SET NOT NULL once), and
-			// never here: what the consumer had then is what tells slowness from a change
-			// that never came.
+			// What the consumer had is what tells slowness from a change that never came:
+			// in a run of .ci/run, DROP plus ADD read as a rename (see
+			// aDropAndAnAddAreNotARenameWhenTheCatalogIsAheadOfTheStream).
 			System.out.println("[diagnose] " + sql + ": consumers "
 					+ this.consumers.stream().map(ReplicationConsumer::state).toList() + ", acknowledged "
 					+ this.consumers.get(0).ackedLsn() + ", " + changes(seen) + " changes, schema changes "

@@ -71,6 +71,27 @@ class SchemaTrackerTests {
 	}
 
 	@Test
+	void aRelationSentAgainWhileTheCatalogIsAheadKeepsTheKnownAttributeNumbers() {
+		// In a run of .ci/run on 18: autoanalyze made pgoutput send the unchanged
+		// Relation
+		// again, decoded after "DROP COLUMN a, ADD COLUMN b" committed. The catalog no
+		// longer had "a"; taking its attribute number as unknown made the DDL's own
+		// Relation read as a rename.
+		Map<String, SchemaCatalog.CatalogRelation.Attribute> before = Map.of("id", attribute(1, PgType.INT4), "a",
+				attribute(2, PgType.TEXT));
+		Map<String, SchemaCatalog.CatalogRelation.Attribute> after = Map.of("id", attribute(1, PgType.INT4), "b",
+				attribute(3, PgType.TEXT));
+		Map<String, SchemaCatalog.CatalogRelation.Attribute>[] now = new Map[] { before };
+		SchemaTracker tracker = new SchemaTracker(
+				(relation) -> new SchemaCatalog.CatalogRelation(now[0], List.of("integer", "text")));
+		tracker.relation(relation("t", key("id"), text("a")), FIRST);
+		now[0] = after;
+		assertThat(tracker.relation(relation("t", key("id"), text("a")), SECOND)).isEmpty();
+		assertThat(kinds(tracker.relation(relation("t", key("id"), text("b")), THIRD)))
+			.containsExactly(Kind.DROP_COLUMN, Kind.ADD_COLUMN);
+	}
+
+	@Test
 	void aRelationOfATransactionSentAgainChangesNothing() {
 		SchemaTracker tracker = new SchemaTracker(null);
 		tracker.relation(relation("t", key("id"), text("a")), FIRST);

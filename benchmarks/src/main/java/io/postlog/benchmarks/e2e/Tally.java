@@ -139,6 +139,9 @@ public final class Tally {
 		}
 		line.append(" sink=").append(this.sink & 0xFF);
 		System.out.println(line);
+		if (this.latencyMicros != null) {
+			System.out.println(slices(this.latencyMicros, 30));
+		}
 		return 0;
 	}
 
@@ -155,6 +158,24 @@ public final class Tally {
 			total += Math.max(0, bytes);
 		}
 		return total;
+	}
+
+	/**
+	 * The largest latency in each of {@code count} equal runs of changes, in arrival
+	 * order: at a steady rate, one slice per second of a 30 s run, so that a stall shows
+	 * where it was.
+	 */
+	private static String slices(long[] micros, int count) {
+		StringBuilder line = new StringBuilder("LATENCY_SLICES max_ms=");
+		int size = Math.max(1, micros.length / count);
+		for (int from = 0; from < micros.length; from += size) {
+			long max = 0;
+			for (int i = from; i < Math.min(micros.length, from + size); i++) {
+				max = Math.max(max, micros[i]);
+			}
+			line.append((from > 0) ? "," : "").append(max / 1000);
+		}
+		return line.toString();
 	}
 
 	private static String latency(String prefix, long[] micros) {

@@ -389,9 +389,10 @@ public final class SchemaTracker {
 	 * its name, type OID and modifier are the same; else its name is the OID in decimal.
 	 * A name the catalog could not give must not read as a type change. Likewise a column
 	 * the catalog no longer has as the message has it keeps its known attribute number: a
-	 * Relation sent again (pgoutput does after any relcache invalidation, autoanalyze's
-	 * too) and decoded after a later {@code DROP COLUMN ..., ADD COLUMN ...} committed
-	 * must not make that DDL read as a rename.
+	 * Relation sent again (pgoutput does after a relcache invalidation of the table and
+	 * in every new session) and decoded after a later
+	 * {@code DROP COLUMN ..., ADD COLUMN ...} committed must not make that DDL read as a
+	 * rename.
 	 */
 	private TrackedShape read(PgOutputMessage.Relation relation, @Nullable Lsn commitLsn,
 			@Nullable TrackedShape known) {

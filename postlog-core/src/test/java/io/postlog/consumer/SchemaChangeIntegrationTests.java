@@ -115,7 +115,7 @@ class SchemaChangeIntegrationTests {
 
 	/**
 	 * The catalog ahead of the stream: a Relation sent again (here after a storage
-	 * parameter changed; autoanalyze does the same) is read after a later
+	 * parameter changed; also in every new session) is read after a later
 	 * {@code DROP COLUMN x, ADD COLUMN y} of the same type committed, which the catalog
 	 * already shows. The DDL is still a drop and an add, not a rename: seen in a run of
 	 * .ci/run on 18, where decoding lagged under load; a large transaction before makes

@@ -39,6 +39,18 @@ def backfill_ratios(path):
     return rate, p99
 
 
+def single_reader_ratios(path, prefix='consumer-initial-snapshot-1x'):
+    """Per run: backfill rows/s over the rows/s of the first leg named with the prefix (by
+    default the initial snapshot with one reader in the backfill's chunks), where the run has it."""
+    ratios = []
+    for legs in backfill_runs(path).values():
+        backfill = legs.get('stream-during-backfill')
+        single = next((f for leg, f in legs.items() if leg.startswith(prefix)), None)
+        if backfill and single:
+            ratios.append(float(backfill['backfill_rows_per_s']) / float(single['rows_per_s']))
+    return ratios
+
+
 if len(sys.argv) == 3 and sys.argv[1] == '--backfill-summary':
     # run-backfill.sh's and run-e2e.sh's summary of a backfill run: the medians of issue 33's two rows.
     rate, p99 = backfill_ratios(sys.argv[2])
@@ -46,6 +58,14 @@ if len(sys.argv) == 3 and sys.argv[1] == '--backfill-summary':
         ratios = [b / c for b, c in rate]
         print(f'backfill rate / consumer initial snapshot, per run: {", ".join(f"{r:.2f}" for r in ratios)}; '
               f'median {statistics.median(ratios):.2f}x (target >= 0.6x)')
+    single = single_reader_ratios(sys.argv[2])
+    if single:
+        print(f'backfill rate / the consumer\'s initial snapshot with one reader in the backfill\'s chunks, per run: '
+              f'{", ".join(f"{r:.2f}" for r in single)}; median {statistics.median(single):.2f}x')
+    by_key = single_reader_ratios(sys.argv[2], 'copy-by-key')
+    if by_key:
+        print(f'backfill rate / a plain session\'s binary COPY in key order in the same chunks, unpaced, per run: '
+              f'{", ".join(f"{r:.2f}" for r in by_key)}; median {statistics.median(by_key):.2f}x')
     if p99:
         ratios = [b / c for b, c in p99]
         print(f'streamed p99 during the backfill / during the copy paced to its rate, per run: '
@@ -63,9 +83,12 @@ expected = int(env['EXPECTED'])
 
 
 runs = {}
-for leg, run, changes, f2l, wall, cpu, rss, alloc in rows(results_tsv):
+for leg, run, changes, f2l, wall, cpu, rss, alloc, *later in rows(results_tsv):
+    half, jit = (later + ['-', '-'])[:2]
     runs.setdefault(leg, []).append(dict(f2l=float(f2l), wall=float(wall), cpu=float(cpu), rss=int(rss),
-                                         alloc=None if alloc == '-' else int(alloc)))
+                                         alloc=None if alloc == '-' else int(alloc),
+                                         half=None if half == '-' else float(half),
+                                         jit=None if jit == '-' else float(jit)))
 
 floor = None
 if 'recvlogical' in runs:
@@ -96,8 +119,9 @@ w(f'Workload: {int(env["ROWS"]):,} inserts, then {int(env["ROWS"]) // 5:,} updat
   + (' (the filtered leg: the changes its filter selects)' if 'spring-change-filtered' in runs else '') + '.')
 w('')
 w('| leg | changes/s first→last (best) | (median) | changes/s wall incl. start-up (median) | × pg_recvlogical (median) '
-  '| client CPU s (median) | CPU µs/change | peak RSS MB (median) | allocated B/change (median) |')
-w('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
+  '| changes/s second half (median) | client CPU s (median) | JIT s (median) | CPU µs/change | peak RSS MB (median) '
+  '| allocated B/change (median) |')
+w('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
 for leg, measured in runs.items():
     rates = [expected / r['f2l'] for r in measured]
     walls = [expected / r['wall'] for r in measured]
@@ -106,12 +130,19 @@ for leg, measured in runs.items():
     ratio = f'{statistics.median(rates) / floor:.2f}×' if floor else 'n/a'
     allocs = [r['alloc'] for r in measured if r['alloc'] is not None]
     alloc = f'{statistics.median(allocs):,.0f}' if allocs else 'n/a'
+    halves = [(expected - expected // 2) / r['half'] for r in measured if r['half']]
+    half = f'{statistics.median(halves):,.0f}' if halves else 'n/a'
+    jits = [r['jit'] for r in measured if r['jit'] is not None]
+    jit = f'{statistics.median(jits):.1f}' if jits else 'n/a'
     w(f'| {leg} | {max(rates):,.0f} | {statistics.median(rates):,.0f} | {statistics.median(walls):,.0f} | {ratio} '
-      f'| {cpu:.1f} | {cpu * 1e6 / expected:.2f} | {rss:,.0f} | {alloc} |')
+      f'| {half} | {cpu:.1f} | {jit} | {cpu * 1e6 / expected:.2f} | {rss:,.0f} | {alloc} |')
 w('')
 w('- *first→last*: from the first change the listener saw to the last (for `pg_recvlogical`, which cannot count, '
   'its whole run: it has no start-up to speak of). *wall*: from process start (JVM start) to the last change.')
 w('- *× pg_recvlogical*: the leg\'s median first→last rate over pg_recvlogical\'s median rate, the walsender floor.')
+w('- *second half*: the last half of the changes over the time they took (from the change at the half to the last): the '
+  'sustained rate, once the JVM\'s start is behind the leg. *JIT s*: the JIT compilers\' time in the leg\'s JVM up to its '
+  'report (`CompilationMXBean.getTotalCompilationTime`), CPU that two cores share with the walsender and the server.')
 w('- *client CPU*: user + system seconds of the client process for the whole run, start-up included '
   '(`/usr/bin/time -v`); *µs/change* divides it by the changes. *peak RSS*: "Maximum resident set size", default JVM flags. '
   '*allocated B/change*: bytes allocated by every live thread of the JVM from the first change to the report, over the '
@@ -287,7 +318,8 @@ if backfill_txt and backfill_runs(backfill_txt):
     w('## Backfill while streaming')
     w('')
     w(f'`BackfillLeg` (as `run-backfill.sh` runs it) on `bench_rows` as the workload and the latency runs left it, '
-      f'{env["BACKFILL_RUNS"]} run(s): the consumer\'s initial snapshot of the table (parallelism 2, rows alone); then a '
+      f'{env["BACKFILL_RUNS"]} run(s): the consumer\'s initial snapshot of the table (parallelism 2, rows alone; where '
+      'the run has it, also with one reader in the backfill\'s chunks, `consumer-initial-snapshot-1x<chunk>`); then a '
       f'consumer streaming `bench_stream`, into which a writer commits {env["BACKFILL_RATE"]} single-row transactions '
       f'a second, measured for {env["BACKFILL_SECONDS"]} s alone (`stream-only`), during a backfill of the table '
       '(chunks of 10,000) and during a plain session\'s binary `COPY` of the table in the same chunks, paced to the '
@@ -306,6 +338,11 @@ if backfill_txt and backfill_runs(backfill_txt):
 # --- Against the floors (issue 33) ---------------------------------------------------------
 def median_rate(leg):
     return statistics.median(expected / r['f2l'] for r in runs[leg]) if leg in runs else None
+
+
+def median_half_rate(leg):
+    halves = [(expected - expected // 2) / r['half'] for r in runs.get(leg, []) if r['half']]
+    return statistics.median(halves) if halves else None
 
 
 def lat_p99(leg):
@@ -337,9 +374,15 @@ else:
     floor_row('p99 commit → listener', 'n/a', 'pgjdbc-handoff', None, '≤ 1.5×', None)
 if bf_rate:
     r = statistics.median(b / c for b, c in bf_rate)
+    single = single_reader_ratios(backfill_txt)
+    by_key = single_reader_ratios(backfill_txt, 'copy-by-key')
     floor_row('backfill rate (ratio: median of the per-run ratios)',
               f'backfill {statistics.median(b for b, _ in bf_rate):,.0f} rows/s (median)',
-              f'consumer-initial-snapshot {statistics.median(c for _, c in bf_rate):,.0f} rows/s (median)',
+              f'consumer-initial-snapshot {statistics.median(c for _, c in bf_rate):,.0f} rows/s (median)'
+              + (f'; {statistics.median(single):.2f}× the same snapshot with one reader in the backfill\'s chunks'
+                 if single else '')
+              + (f'; {statistics.median(by_key):.2f}× a plain key-order COPY in those chunks (`copy-by-key`)'
+                 if by_key else ''),
               r, '≥ 0.6×', r >= 0.6)
 else:
     floor_row('backfill rate', 'n/a', 'consumer initial snapshot', None, '≥ 0.6×', None)
@@ -356,6 +399,10 @@ if relay and spring_rate:
     if producer:
         reference += (f'; floor kafka-producer {producer:,.0f}/s = {producer / spring_rate:.2f}× the listener, '
                       f'relay {relay / producer:.2f}× its floor')
+    relay_half, spring_half = median_half_rate('kafka-relay'), median_half_rate('spring-change')
+    if relay_half and spring_half:
+        reference += (f'; second half of the changes: relay {relay_half:,.0f}/s, listener {spring_half:,.0f}/s = '
+                      f'{relay_half / spring_half:.2f}×')
     floor_row('Kafka relay rate', f'kafka-relay {relay:,.0f}/s', reference, relay / spring_rate, '≥ 0.8×',
               relay / spring_rate >= 0.8)
 else:

@@ -67,7 +67,12 @@ public final class BackfillLeg {
 		}
 		for (int run = 1; run <= runs; run++) {
 			snapshot(url, user, table, rows, run);
-			consumerSnapshot(url, user, table, rows, run);
+			consumerSnapshot(url, user, table, rows, run, SnapshotOptions.DEFAULT_PARALLELISM,
+					SnapshotOptions.DEFAULT_CHUNK_SIZE, "consumer-initial-snapshot");
+			// One reader in the backfill's chunks: a backfill reads its chunks one after
+			// the other (each starts after the last key of the one before).
+			consumerSnapshot(url, user, table, rows, run, 1, chunk, "consumer-initial-snapshot-1x" + chunk);
+			keyOrderCopy(url, user, table, rows, chunk, run);
 			stream(url, user, table, rows, rate, seconds, chunk, run);
 		}
 	}
@@ -96,18 +101,19 @@ public final class BackfillLeg {
 	 * default), from the snapshot's start to its hand-over: the rows alone, as the
 	 * backfill's rate counts its rows alone.
 	 */
-	private static double consumerSnapshot(String url, String user, String table, long rows, int run) throws Exception {
+	private static double consumerSnapshot(String url, String user, String table, long rows, int run, int parallelism,
+			int chunkSize, String leg) throws Exception {
 		AtomicLong count = new AtomicLong();
 		long[] started = new long[1];
 		long[] ended = new long[1];
 		CountDownLatch handedOver = new CountDownLatch(1);
 		ReplicationConsumer consumer = ReplicationConsumer.builder()
 			.jdbcUrl(url, user, null)
-			.slotName("bench_backfill_initial_" + run)
+			.slotName("bench_backfill_initial_" + run + "_" + parallelism)
 			.slotLifecycle(SlotLifecycle.OWNED)
 			.publicationName("bench_backfill_initial_pub")
 			.tables(List.of(TableId.parse(table)))
-			.initialSnapshot(SnapshotOptions.DEFAULT_PARALLELISM, SnapshotOptions.DEFAULT_CHUNK_SIZE)
+			.initialSnapshot(parallelism, chunkSize)
 			.listener(new ConsumerListener() {
 
 				@Override
@@ -134,15 +140,32 @@ public final class BackfillLeg {
 			consumer.stop();
 		}
 		if (count.get() != rows) {
-			System.out.println("FAILED leg=consumer-initial-snapshot run=" + run + " expected=" + rows + " received="
-					+ count.get());
+			System.out.println("FAILED leg=" + leg + " run=" + run + " expected=" + rows + " received=" + count.get());
 			System.exit(1);
 		}
 		double elapsed = (ended[0] - started[0]) / 1e9;
-		System.out.println(String.format(Locale.ROOT,
-				"RESULT leg=consumer-initial-snapshot run=%d rows=%d seconds=%.3f rows_per_s=%.0f", run, count.get(),
-				elapsed, count.get() / elapsed));
+		System.out.println(String.format(Locale.ROOT, "RESULT leg=%s run=%d rows=%d seconds=%.3f rows_per_s=%.0f", leg,
+				run, count.get(), elapsed, count.get() / elapsed));
 		return count.get() / elapsed;
+	}
+
+	/**
+	 * The floor of reading in key order: a plain session reads the table the backfill's
+	 * way ({@link #copyByKey}), as fast as the server sends it, decoding nothing; no
+	 * stream runs meanwhile.
+	 */
+	private static void keyOrderCopy(String url, String user, String table, long rows, int chunk, int run)
+			throws Exception {
+		long start = System.nanoTime();
+		long copied = copyByKey(url, user, table, chunk, Double.POSITIVE_INFINITY);
+		double elapsed = (System.nanoTime() - start) / 1e9;
+		if (copied != rows) {
+			System.out.println("FAILED leg=copy-by-key rows=" + copied);
+			System.exit(1);
+		}
+		System.out
+			.println(String.format(Locale.ROOT, "RESULT leg=copy-by-key run=%d rows=%d seconds=%.3f rows_per_s=%.0f",
+					run, copied, elapsed, copied / elapsed));
 	}
 
 	private static void stream(String url, String user, String table, long rows, int rate, int seconds, int chunk,

@@ -1,5 +1,6 @@
 package io.postlog.benchmarks.e2e;
 
+import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 public final class Tally {
 
 	private static final Clock CLOCK = Clock.systemUTC();
+
+	private static final int TENTHS = 10;
 
 	private final String leg;
 
@@ -39,6 +42,12 @@ public final class Tally {
 	private long sink;
 
 	private long warmupChanges;
+
+	/** When each tenth of the expected changes was complete, for {@code RATE_TENTHS}. */
+	private final long[] tenthNanos = new long[TENTHS];
+
+	/** The JIT compilers' time when the warm-up ended, in latency mode. */
+	private volatile long jitMillisAtWarmup = -1;
 
 	private volatile long allocatedAtFirst = -1;
 
@@ -88,7 +97,14 @@ public final class Tally {
 		}
 		this.sink += touched;
 		this.lastNanos = now;
+		long tenth = Math.max(1, this.expected / TENTHS);
+		if ((n + 1) % tenth == 0 && (n + 1) / tenth <= TENTHS) {
+			this.tenthNanos[(int) ((n + 1) / tenth) - 1] = now;
+		}
 		this.count = n + 1;
+		if (n + 1 == this.warmupChanges) {
+			this.jitMillisAtWarmup = jitMillis();
+		}
 		if (n + 1 == this.expected) {
 			this.lastEpochMillis = System.currentTimeMillis();
 			this.done.countDown();
@@ -118,6 +134,19 @@ public final class Tally {
 		StringBuilder line = new StringBuilder();
 		line.append(String.format(Locale.ROOT, "RESULT leg=%s changes=%d first_to_last_s=%.3f wall_s=%.3f", this.leg,
 				received, firstToLast, wall));
+		// The second half of the changes, once the JVM's start (the JIT compiling the
+		// leg's path while it runs) is behind it: the sustained rate.
+		line.append(String.format(Locale.ROOT, " second_half_s=%.3f",
+				(this.lastNanos - this.tenthNanos[TENTHS / 2 - 1]) / 1e9));
+		long jit = jitMillis();
+		if (jit >= 0) {
+			// The JIT compilers' time until now, which on two cores is taken from the
+			// walsender and the server; in latency mode also after the warm-up.
+			line.append(String.format(Locale.ROOT, " jit_s=%.1f", jit / 1e3));
+			if (this.jitMillisAtWarmup >= 0) {
+				line.append(String.format(Locale.ROOT, " steady_jit_s=%.2f", (jit - this.jitMillisAtWarmup) / 1e3));
+			}
+		}
 		if (this.lastCommitEpochMillis != 0) {
 			// Commit of the last change's transaction to that change at the listener;
 			// server and client share the machine's clock.
@@ -142,7 +171,16 @@ public final class Tally {
 		if (this.latencyMicros != null) {
 			System.out.println(slices(this.latencyMicros, 30));
 		}
+		System.out.println(tenths());
 		return 0;
+	}
+
+	/**
+	 * Returns the JIT compilers' time so far in milliseconds, or {@code -1} if unknown.
+	 */
+	private static long jitMillis() {
+		CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+		return (jit != null && jit.isCompilationTimeMonitoringSupported()) ? jit.getTotalCompilationTime() : -1;
 	}
 
 	/**
@@ -158,6 +196,20 @@ public final class Tally {
 			total += Math.max(0, bytes);
 		}
 		return total;
+	}
+
+	/**
+	 * The milliseconds each tenth of the changes took, the first from the first change:
+	 * whether a leg's rate is steady or it loses its time at the start.
+	 */
+	private String tenths() {
+		StringBuilder line = new StringBuilder("RATE_TENTHS ms=");
+		long from = this.firstNanos;
+		for (int i = 0; i < TENTHS; i++) {
+			line.append((i > 0) ? "," : "").append((this.tenthNanos[i] - from) / 1_000_000);
+			from = this.tenthNanos[i];
+		}
+		return line.toString();
 	}
 
 	/**

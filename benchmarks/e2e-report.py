@@ -40,12 +40,13 @@ def backfill_ratios(path):
 
 
 def single_reader_ratios(path, prefix='consumer-initial-snapshot-1x'):
-    """Per run: backfill rows/s over the rows/s of the first leg named with the prefix (by
-    default the initial snapshot with one reader in the backfill's chunks), where the run has it."""
+    """Per run: backfill rows/s over the rows/s of the leg so named (a name ending in -1x: the
+    leg starting with it; by default the initial snapshot with one reader in the backfill's
+    chunks), where the run has it."""
     ratios = []
     for legs in backfill_runs(path).values():
         backfill = legs.get('stream-during-backfill')
-        single = next((f for leg, f in legs.items() if leg.startswith(prefix)), None)
+        single = next((f for leg, f in legs.items() if leg == prefix or (prefix.endswith('-1x') and leg.startswith(prefix))), None)
         if backfill and single:
             ratios.append(float(backfill['backfill_rows_per_s']) / float(single['rows_per_s']))
     return ratios
@@ -66,6 +67,10 @@ if len(sys.argv) == 3 and sys.argv[1] == '--backfill-summary':
     if by_key:
         print(f'backfill rate / a plain session\'s binary COPY in key order in the same chunks, unpaced, per run: '
               f'{", ".join(f"{r:.2f}" for r in by_key)}; median {statistics.median(by_key):.2f}x')
+    streaming = single_reader_ratios(sys.argv[2], 'copy-by-key-while-streaming')
+    if streaming:
+        print(f'backfill rate / the same COPY while the stream runs, per run: '
+              f'{", ".join(f"{r:.2f}" for r in streaming)}; median {statistics.median(streaming):.2f}x')
     if p99:
         ratios = [b / c for b, c in p99]
         print(f'streamed p99 during the backfill / during the copy paced to its rate, per run: '
@@ -376,13 +381,16 @@ if bf_rate:
     r = statistics.median(b / c for b, c in bf_rate)
     single = single_reader_ratios(backfill_txt)
     by_key = single_reader_ratios(backfill_txt, 'copy-by-key')
+    streaming = single_reader_ratios(backfill_txt, 'copy-by-key-while-streaming')
     floor_row('backfill rate (ratio: median of the per-run ratios)',
               f'backfill {statistics.median(b for b, _ in bf_rate):,.0f} rows/s (median)',
               f'consumer-initial-snapshot {statistics.median(c for _, c in bf_rate):,.0f} rows/s (median)'
               + (f'; {statistics.median(single):.2f}× the same snapshot with one reader in the backfill\'s chunks'
                  if single else '')
               + (f'; {statistics.median(by_key):.2f}× a plain key-order COPY in those chunks (`copy-by-key`)'
-                 if by_key else ''),
+                 if by_key else '')
+              + (f'; {statistics.median(streaming):.2f}× that COPY while the stream runs'
+                 if streaming else ''),
               r, '≥ 0.6×', r >= 0.6)
 else:
     floor_row('backfill rate', 'n/a', 'consumer initial snapshot', None, '≥ 0.6×', None)

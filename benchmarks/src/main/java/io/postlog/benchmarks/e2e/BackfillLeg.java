@@ -222,6 +222,18 @@ public final class BackfillLeg {
 				System.exit(1);
 			}
 			report("stream-during-copy", run, new ArrayList<>(latencies), copied, elapsed);
+			// The floor of a key-order read while the same stream runs: as fast as the
+			// server sends it.
+			start = System.nanoTime();
+			copied = copyByKey(url, user, table, chunk, Double.POSITIVE_INFINITY);
+			elapsed = (System.nanoTime() - start) / 1e9;
+			if (copied != rows) {
+				System.out.println("FAILED leg=copy-by-key-while-streaming rows=" + copied);
+				System.exit(1);
+			}
+			System.out.println(String.format(Locale.ROOT,
+					"RESULT leg=copy-by-key-while-streaming run=%d rows=%d seconds=%.3f rows_per_s=%.0f", run, copied,
+					elapsed, copied / elapsed));
 		}
 		finally {
 			writing.set(false);

@@ -43,8 +43,11 @@ import org.postgresql.copy.CopyOut;
  * measured for {@code seconds} without a backfill, then while the whole table is
  * backfilled, then while another session reads the table the backfill's way at the rate
  * the backfill just ran at and throws the rows away (the reference: what the server and
- * the machine alone cost the stream at that rate). Latency is delivery time minus commit
- * time (one machine, one clock). Prints {@code RESULT} lines. Arguments:
+ * the machine alone cost the stream at that rate), and once more unpaced. Before the
+ * stream: the consumer's snapshot again with one reader in the backfill's chunks, and the
+ * unpaced key-order read alone (the floors of a backfill's rate). Latency is delivery
+ * time minus commit time (one machine, one clock). Prints {@code RESULT} lines.
+ * Arguments:
  * {@code url= user= table=bench_rows rows= rate=1000 seconds=10 chunk=10000 runs=1}.
  */
 public final class BackfillLeg {
@@ -72,7 +75,7 @@ public final class BackfillLeg {
 			// One reader in the backfill's chunks: a backfill reads its chunks one after
 			// the other (each starts after the last key of the one before).
 			consumerSnapshot(url, user, table, rows, run, 1, chunk, "consumer-initial-snapshot-1x" + chunk);
-			keyOrderCopy(url, user, table, rows, chunk, run);
+			keyOrderCopy(url, user, table, rows, chunk, run, "copy-by-key");
 			stream(url, user, table, rows, rate, seconds, chunk, run);
 		}
 	}
@@ -151,21 +154,21 @@ public final class BackfillLeg {
 
 	/**
 	 * The floor of reading in key order: a plain session reads the table the backfill's
-	 * way ({@link #copyByKey}), as fast as the server sends it, decoding nothing; no
-	 * stream runs meanwhile.
+	 * way ({@link #copyByKey}), as fast as the server sends it, decoding nothing; run
+	 * with no stream ({@code copy-by-key}) and while the stream runs
+	 * ({@code copy-by-key-while-streaming}).
 	 */
-	private static void keyOrderCopy(String url, String user, String table, long rows, int chunk, int run)
+	private static void keyOrderCopy(String url, String user, String table, long rows, int chunk, int run, String leg)
 			throws Exception {
 		long start = System.nanoTime();
 		long copied = copyByKey(url, user, table, chunk, Double.POSITIVE_INFINITY);
 		double elapsed = (System.nanoTime() - start) / 1e9;
 		if (copied != rows) {
-			System.out.println("FAILED leg=copy-by-key rows=" + copied);
+			System.out.println("FAILED leg=" + leg + " rows=" + copied);
 			System.exit(1);
 		}
-		System.out
-			.println(String.format(Locale.ROOT, "RESULT leg=copy-by-key run=%d rows=%d seconds=%.3f rows_per_s=%.0f",
-					run, copied, elapsed, copied / elapsed));
+		System.out.println(String.format(Locale.ROOT, "RESULT leg=%s run=%d rows=%d seconds=%.3f rows_per_s=%.0f", leg,
+				run, copied, elapsed, copied / elapsed));
 	}
 
 	private static void stream(String url, String user, String table, long rows, int rate, int seconds, int chunk,
@@ -222,18 +225,7 @@ public final class BackfillLeg {
 				System.exit(1);
 			}
 			report("stream-during-copy", run, new ArrayList<>(latencies), copied, elapsed);
-			// The floor of a key-order read while the same stream runs: as fast as the
-			// server sends it.
-			start = System.nanoTime();
-			copied = copyByKey(url, user, table, chunk, Double.POSITIVE_INFINITY);
-			elapsed = (System.nanoTime() - start) / 1e9;
-			if (copied != rows) {
-				System.out.println("FAILED leg=copy-by-key-while-streaming rows=" + copied);
-				System.exit(1);
-			}
-			System.out.println(String.format(Locale.ROOT,
-					"RESULT leg=copy-by-key-while-streaming run=%d rows=%d seconds=%.3f rows_per_s=%.0f", run, copied,
-					elapsed, copied / elapsed));
+			keyOrderCopy(url, user, table, rows, chunk, run, "copy-by-key-while-streaming");
 		}
 		finally {
 			writing.set(false);

@@ -12,8 +12,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Counts the changes a leg receives, times the first and the last, and, in latency mode,
- * keeps each change's commit-to-invocation delay. {@link #record} is called by one thread
- * (the leg's listener); {@link #awaitAndReport} by another.
+ * keeps each change's commit-to-invocation delay. Besides the rates it reports the time
+ * of the second half of the changes, the JIT compilers' time ({@code jit_s}) and the time
+ * of each tenth of the changes ({@code RATE_TENTHS}). {@link #record} is called by one
+ * thread (the leg's listener); {@link #awaitAndReport} by another.
  */
 public final class Tally {
 

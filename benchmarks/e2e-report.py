@@ -39,6 +39,25 @@ def backfill_ratios(path):
     return rate, p99
 
 
+def backfill_cpu(path):
+    """Per leg that read the table and logged CPU: the medians of rows/s, of this JVM's and the
+    server's CPU microseconds per row, and of the cores the two kept busy (their CPU seconds over
+    the leg's seconds). Two cores busy on this 2-core machine: the leg was bound by the CPU."""
+    by_leg = {}
+    for legs in backfill_runs(path).values():
+        for leg, f in legs.items():
+            if 'client_cpu_s' not in f:
+                continue
+            rows_ = float(f.get('rows') or f['backfill_rows'])
+            seconds = float(f.get('seconds') or f['backfill_seconds'])
+            client, server = float(f['client_cpu_s']), float(f['server_cpu_s'])
+            name = {'stream-during-backfill': 'backfill (with the stream)',
+                    'stream-during-copy': 'copy-by-key paced to the backfill (with the stream)'}.get(leg, leg)
+            by_leg.setdefault(name, []).append((rows_ / seconds, client * 1e6 / rows_, server * 1e6 / rows_,
+                                                (client + server) / seconds))
+    return {leg: tuple(statistics.median(v[i] for v in values) for i in range(4)) for leg, values in by_leg.items()}
+
+
 def single_reader_ratios(path, prefix='consumer-initial-snapshot-1x'):
     """Per run: backfill rows/s over the rows/s of the leg so named (a name ending in -1x: the
     leg starting with it; by default the initial snapshot with one reader in the backfill's
@@ -76,6 +95,13 @@ if len(sys.argv) == 3 and sys.argv[1] == '--backfill-summary':
         print(f'streamed p99 during the backfill / during the copy paced to its rate, per run: '
               f'{", ".join(f"{b:.1f}/{c:.1f} ms" for b, c in p99)}; median {statistics.median(ratios):.2f}x '
               f'(target <= 1.5x)')
+    cpu = backfill_cpu(sys.argv[2])
+    if cpu:
+        print()
+        print('| leg (medians) | rows/s | client CPU µs/row | server CPU µs/row | cores busy |')
+        print('|---|---:|---:|---:|---:|')
+        for leg, (rate_, client, server, cores) in cpu.items():
+            print(f'| {leg} | {rate_:,.0f} | {client:.2f} | {server:.2f} | {cores:.2f} |')
     sys.exit(0)
 
 results_tsv, latency_tsv, footprint_tsv = sys.argv[1:4]

@@ -46,8 +46,9 @@ import org.postgresql.copy.CopyOut;
  * the machine alone cost the stream at that rate), and once more unpaced. Before the
  * stream: the consumer's snapshot again with one reader in the backfill's chunks, and the
  * unpaced key-order read alone (the floors of a backfill's rate). Latency is delivery
- * time minus commit time (one machine, one clock). Prints {@code RESULT} lines.
- * Arguments:
+ * time minus commit time (one machine, one clock). Prints {@code RESULT} lines; those of
+ * the reads and of the backfill also carry the CPU seconds this JVM and the server spent
+ * meanwhile ({@link CpuClock}). Arguments:
  * {@code url= user= table=bench_rows rows= rate=1000 seconds=10 chunk=10000 runs=1}.
  */
 public final class BackfillLeg {
@@ -68,19 +69,21 @@ public final class BackfillLeg {
 				Statement statement = connection.createStatement()) {
 			statement.execute("CREATE TABLE IF NOT EXISTS bench_stream (id bigint PRIMARY KEY, note text)");
 		}
+		CpuClock cpu = CpuClock.of(url, user);
 		for (int run = 1; run <= runs; run++) {
-			snapshot(url, user, table, rows, run);
+			snapshot(url, user, table, rows, run, cpu);
 			consumerSnapshot(url, user, table, rows, run, SnapshotOptions.DEFAULT_PARALLELISM,
-					SnapshotOptions.DEFAULT_CHUNK_SIZE, "consumer-initial-snapshot");
+					SnapshotOptions.DEFAULT_CHUNK_SIZE, "consumer-initial-snapshot", cpu);
 			// One reader in the backfill's chunks: a backfill reads its chunks one after
 			// the other (each starts after the last key of the one before).
-			consumerSnapshot(url, user, table, rows, run, 1, chunk, "consumer-initial-snapshot-1x" + chunk);
-			keyOrderCopy(url, user, table, rows, chunk, run, "copy-by-key");
-			stream(url, user, table, rows, rate, seconds, chunk, run);
+			consumerSnapshot(url, user, table, rows, run, 1, chunk, "consumer-initial-snapshot-1x" + chunk, cpu);
+			keyOrderCopy(url, user, table, rows, chunk, run, "copy-by-key", cpu);
+			stream(url, user, table, rows, rate, seconds, chunk, run, cpu);
 		}
 	}
 
-	private static void snapshot(String url, String user, String table, long rows, int run) throws Exception {
+	private static void snapshot(String url, String user, String table, long rows, int run, CpuClock cpu)
+			throws Exception {
 		Properties properties = new Properties();
 		PGProperty.USER.set(properties, user);
 		PGProperty.REPLICATION.set(properties, "database");
@@ -89,13 +92,14 @@ public final class BackfillLeg {
 		AtomicLong count = new AtomicLong();
 		try (ExportedSnapshot snapshot = ExportedSnapshot.create(DriverManager.getConnection(url, properties),
 				"bench_backfill_snapshot_" + run, true)) {
+			double[] cpuBefore = cpu.now();
 			long start = System.nanoTime();
 			new SnapshotReader(SnapshotConnections.of(url, user, null), ValueDecoders.standard()).read(snapshot,
 					List.of(TableId.parse(table)), SnapshotOptions.defaults(), (change) -> count.incrementAndGet());
 			double elapsed = (System.nanoTime() - start) / 1e9;
 			System.out.println(String.format(Locale.ROOT,
 					"RESULT leg=initial-snapshot run=%d rows=%d seconds=%.3f rows_per_s=%.0f", run, count.get(),
-					elapsed, count.get() / elapsed));
+					elapsed, count.get() / elapsed) + cpu.since(cpuBefore));
 		}
 	}
 
@@ -105,10 +109,11 @@ public final class BackfillLeg {
 	 * backfill's rate counts its rows alone.
 	 */
 	private static double consumerSnapshot(String url, String user, String table, long rows, int run, int parallelism,
-			int chunkSize, String leg) throws Exception {
+			int chunkSize, String leg, CpuClock cpu) throws Exception {
 		AtomicLong count = new AtomicLong();
 		long[] started = new long[1];
 		long[] ended = new long[1];
+		double[][] cpuAt = new double[2][];
 		CountDownLatch handedOver = new CountDownLatch(1);
 		ReplicationConsumer consumer = ReplicationConsumer.builder()
 			.jdbcUrl(url, user, null)
@@ -122,11 +127,13 @@ public final class BackfillLeg {
 				@Override
 				public void snapshotStarted(Lsn consistentPoint, List<TableId> tables) {
 					started[0] = System.nanoTime();
+					cpuAt[0] = cpu.now();
 				}
 
 				@Override
 				public void snapshotCompleted(SnapshotProgress progress) {
 					ended[0] = System.nanoTime();
+					cpuAt[1] = cpu.now();
 					handedOver.countDown();
 				}
 
@@ -147,8 +154,10 @@ public final class BackfillLeg {
 			System.exit(1);
 		}
 		double elapsed = (ended[0] - started[0]) / 1e9;
-		System.out.println(String.format(Locale.ROOT, "RESULT leg=%s run=%d rows=%d seconds=%.3f rows_per_s=%.0f", leg,
-				run, count.get(), elapsed, count.get() / elapsed));
+		System.out.println(String.format(Locale.ROOT,
+				"RESULT leg=%s run=%d rows=%d seconds=%.3f rows_per_s=%.0f client_cpu_s=%.2f server_cpu_s=%.2f", leg,
+				run, count.get(), elapsed, count.get() / elapsed, cpuAt[1][0] - cpuAt[0][0],
+				cpuAt[1][1] - cpuAt[0][1]));
 		return count.get() / elapsed;
 	}
 
@@ -158,8 +167,9 @@ public final class BackfillLeg {
 	 * with no stream ({@code copy-by-key}) and while the stream runs
 	 * ({@code copy-by-key-while-streaming}).
 	 */
-	private static void keyOrderCopy(String url, String user, String table, long rows, int chunk, int run, String leg)
-			throws Exception {
+	private static void keyOrderCopy(String url, String user, String table, long rows, int chunk, int run, String leg,
+			CpuClock cpu) throws Exception {
+		double[] cpuBefore = cpu.now();
 		long start = System.nanoTime();
 		long copied = copyByKey(url, user, table, chunk, Double.POSITIVE_INFINITY);
 		double elapsed = (System.nanoTime() - start) / 1e9;
@@ -168,11 +178,11 @@ public final class BackfillLeg {
 			System.exit(1);
 		}
 		System.out.println(String.format(Locale.ROOT, "RESULT leg=%s run=%d rows=%d seconds=%.3f rows_per_s=%.0f", leg,
-				run, copied, elapsed, copied / elapsed));
+				run, copied, elapsed, copied / elapsed) + cpu.since(cpuBefore));
 	}
 
 	private static void stream(String url, String user, String table, long rows, int rate, int seconds, int chunk,
-			int run) throws Exception {
+			int run, CpuClock cpu) throws Exception {
 		List<Long> latencies = Collections.synchronizedList(new ArrayList<>());
 		AtomicLong snapshotRows = new AtomicLong();
 		ReplicationConsumer consumer = ReplicationConsumer.builder()
@@ -199,8 +209,9 @@ public final class BackfillLeg {
 			Thread.sleep(2000);
 			latencies.clear();
 			Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
-			report("stream-only", run, new ArrayList<>(latencies), 0, 0);
+			report("stream-only", run, new ArrayList<>(latencies), 0, 0, "");
 			latencies.clear();
+			double[] cpuBefore = cpu.now();
 			long start = System.nanoTime();
 			Backfill backfill = consumer.backfill(List.of(TableId.parse(table)));
 			while (backfill.state() != Backfill.State.COMPLETED) {
@@ -214,8 +225,10 @@ public final class BackfillLeg {
 				System.out.println("FAILED leg=backfill rows=" + snapshotRows.get());
 				System.exit(1);
 			}
-			report("stream-during-backfill", run, new ArrayList<>(latencies), snapshotRows.get(), elapsed);
+			report("stream-during-backfill", run, new ArrayList<>(latencies), snapshotRows.get(), elapsed,
+					cpu.since(cpuBefore));
 			latencies.clear();
+			cpuBefore = cpu.now();
 			start = System.nanoTime();
 			// Paced to the backfill's own rate: the same read load on the server.
 			long copied = copyByKey(url, user, table, chunk, snapshotRows.get() / elapsed);
@@ -224,8 +237,8 @@ public final class BackfillLeg {
 				System.out.println("FAILED leg=copy rows=" + copied);
 				System.exit(1);
 			}
-			report("stream-during-copy", run, new ArrayList<>(latencies), copied, elapsed);
-			keyOrderCopy(url, user, table, rows, chunk, run, "copy-by-key-while-streaming");
+			report("stream-during-copy", run, new ArrayList<>(latencies), copied, elapsed, cpu.since(cpuBefore));
+			keyOrderCopy(url, user, table, rows, chunk, run, "copy-by-key-while-streaming", cpu);
 		}
 		finally {
 			writing.set(false);
@@ -315,14 +328,14 @@ public final class BackfillLeg {
 		}
 	}
 
-	private static void report(String leg, int run, List<Long> latencies, long rows, double seconds) {
+	private static void report(String leg, int run, List<Long> latencies, long rows, double seconds, String cpu) {
 		Collections.sort(latencies);
 		double p50 = latencies.isEmpty() ? 0 : latencies.get(latencies.size() / 2) / 1e6;
 		double p99 = latencies.isEmpty() ? 0 : latencies.get((int) (latencies.size() * 0.99)) / 1e6;
 		System.out.println(String.format(Locale.ROOT,
 				"RESULT leg=%s run=%d changes=%d p50_ms=%.1f p99_ms=%.1f backfill_rows=%d backfill_seconds=%.3f"
 						+ " backfill_rows_per_s=%.0f",
-				leg, run, latencies.size(), p50, p99, rows, seconds, (seconds > 0) ? rows / seconds : 0));
+				leg, run, latencies.size(), p50, p99, rows, seconds, (seconds > 0) ? rows / seconds : 0) + cpu);
 	}
 
 }

@@ -1,0 +1,98 @@
+package io.postlog.benchmarks.e2e;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/**
+ * The CPU time of this JVM and of the PostgreSQL server it talks to, so that a leg can
+ * say how many cores it kept busy and where: whether a rate is bound by the machine's CPU
+ * or by waiting. The server's is read from {@code /proc} (Linux only, the server on this
+ * machine): the postmaster's own and its reaped children's time, and each live child's,
+ * in clock ticks of {@value #TICKS_PER_SECOND} a second (Linux's {@code USER_HZ}).
+ * Everything on the server counts, the stream's walsender and the benchmark's writer's
+ * backend included.
+ */
+final class CpuClock {
+
+	private static final int TICKS_PER_SECOND = 100;
+
+	private final long postmaster;
+
+	private CpuClock(long postmaster) {
+		this.postmaster = postmaster;
+	}
+
+	/**
+	 * Returns a clock for the server behind {@code url}: its postmaster is the parent of
+	 * a backend.
+	 */
+	static CpuClock of(String url, String user) throws Exception {
+		try (Connection connection = DriverManager.getConnection(url, user, null);
+				Statement statement = connection.createStatement();
+				ResultSet row = statement.executeQuery("SELECT pg_backend_pid()")) {
+			row.next();
+			return new CpuClock(Long.parseLong(stat(row.getLong(1))[1]));
+		}
+	}
+
+	/** Returns the CPU seconds so far: this JVM's and the server's. */
+	double[] now() {
+		long client = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+			.getProcessCpuTime();
+		long ticks = 0;
+		String[] own = stat(this.postmaster);
+		for (int field = 11; field <= 14; field++) {
+			ticks += Long.parseLong(own[field]);
+		}
+		try (Stream<Path> processes = Files.list(Path.of("/proc"))) {
+			for (Path process : (Iterable<Path>) processes::iterator) {
+				String name = process.getFileName().toString();
+				if (!name.chars().allMatch(Character::isDigit)) {
+					continue;
+				}
+				String[] fields = stat(Long.parseLong(name));
+				if (fields != null && Long.parseLong(fields[1]) == this.postmaster) {
+					ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+				}
+			}
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Cannot list /proc", ex);
+		}
+		return new double[] { client / 1e9, (double) ticks / TICKS_PER_SECOND };
+	}
+
+	/**
+	 * Returns the {@code RESULT} fields for the time since {@code before}:
+	 * {@code client_cpu_s} and {@code server_cpu_s}.
+	 */
+	String since(double[] before) {
+		double[] now = now();
+		return String.format(Locale.ROOT, " client_cpu_s=%.2f server_cpu_s=%.2f", now[0] - before[0],
+				now[1] - before[1]);
+	}
+
+	/**
+	 * The fields of {@code /proc/<pid>/stat} after the command's name: state first, then
+	 * the parent's pid; {@code null} if the process is gone.
+	 */
+	private static String[] stat(long pid) {
+		String text;
+		try {
+			text = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+		}
+		catch (IOException ex) {
+			return null;
+		}
+		return text.substring(text.lastIndexOf(')') + 2).trim().split(" ");
+	}
+
+}

@@ -115,11 +115,13 @@ expected = int(env['EXPECTED'])
 
 runs = {}
 for leg, run, changes, f2l, wall, cpu, rss, alloc, *later in rows(results_tsv):
-    half, jit = (later + ['-', '-'])[:2]
+    half, jit, window_cpu, half_cpu = (later + ['-'] * 4)[:4]
     runs.setdefault(leg, []).append(dict(f2l=float(f2l), wall=float(wall), cpu=float(cpu), rss=int(rss),
                                          alloc=None if alloc == '-' else int(alloc),
                                          half=None if half == '-' else float(half),
-                                         jit=None if jit == '-' else float(jit)))
+                                         jit=None if jit == '-' else float(jit),
+                                         window_cpu=None if window_cpu == '-' else float(window_cpu),
+                                         half_cpu=None if half_cpu == '-' else float(half_cpu)))
 
 floor = None
 if 'recvlogical' in runs:
@@ -179,6 +181,23 @@ w('- *client CPU*: user + system seconds of the client process for the whole run
   '*allocated B/change*: bytes allocated by every live thread of the JVM from the first change to the report, over the '
   'changes (`ThreadMXBean.getThreadAllocatedBytes`).')
 w('')
+
+windowed = {leg: measured for leg, measured in runs.items() if all(r['window_cpu'] is not None for r in measured)}
+if windowed:
+    w('The client\'s CPU while the changes arrive, without its start-up (`OperatingSystemMXBean.getProcessCpuTime` at '
+      'the first change, at the half and at the last; medians). *Cores busy*: that CPU over the same time; the server\'s '
+      'walsender shares the two cores.')
+    w('')
+    w('| leg | client CPU µs/change first→last | client CPU µs/change second half | client cores busy first→last '
+      '| client cores busy second half |')
+    w('|---|---:|---:|---:|---:|')
+    for leg, measured in windowed.items():
+        half_changes = expected - expected // 2
+        w(f'| {leg} | {statistics.median(r["window_cpu"] * 1e6 / expected for r in measured):.2f} '
+          f'| {statistics.median(r["half_cpu"] * 1e6 / half_changes for r in measured):.2f} '
+          f'| {statistics.median(r["window_cpu"] / r["f2l"] for r in measured):.2f} '
+          f'| {statistics.median(r["half_cpu"] / r["half"] for r in measured if r["half"]):.2f} |')
+    w('')
 
 if 'spring-change-64m' in runs and 'spring-change' in runs:
     small = statistics.median(expected / r['f2l'] for r in runs['spring-change-64m'])

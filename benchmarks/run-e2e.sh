@@ -256,7 +256,7 @@ leg_command() { # leg slot expected latency ready
 }
 
 # Appends one line to results.tsv: leg run changes first_to_last_s wall_s cpu_s rss_kb alloc
-# second_half_s jit_s (the last two '-' for pg_recvlogical)
+# second_half_s jit_s window_cpu_s second_half_cpu_s (the last four '-' for pg_recvlogical)
 run_leg() {
 	local leg=$1 run=$2 slot expected=$EXPECTED
 	slot=$(slot_name "$leg" "$run")
@@ -275,7 +275,7 @@ run_leg() {
 	local cpu rss
 	cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$timing")
 	rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$timing")
-	local changes f2l wall alloc=- half=- jit=-
+	local changes f2l wall alloc=- half=- jit=- window_cpu=- half_cpu=-
 	if [ "$leg" = recvlogical ]; then
 		# pg_recvlogical decodes nothing it could count: it must have confirmed the last commit.
 		local confirmed
@@ -295,9 +295,11 @@ run_leg() {
 		alloc=$(sed -n 's/.* alloc_bytes_per_change=\([0-9]*\).*/\1/p' <<<"$line")
 		half=$(sed -n 's/.* second_half_s=\([0-9.]*\).*/\1/p' <<<"$line")
 		jit=$(sed -n 's/.* jit_s=\([0-9.]*\).*/\1/p' <<<"$line")
+		window_cpu=$(sed -n 's/.* window_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line")
+		half_cpu=$(sed -n 's/.* second_half_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line")
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$run" "$changes" "$f2l" "$wall" "$cpu" "$rss" \
-		"${alloc:--}" "${half:--}" "${jit:--}" >>"$WORK/results.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$run" "$changes" "$f2l" "$wall" "$cpu" "$rss" \
+		"${alloc:--}" "${half:--}" "${jit:--}" "${window_cpu:--}" "${half_cpu:--}" >>"$WORK/results.tsv"
 	log "$leg run $run: $changes changes, $f2l s first to last, $wall s wall, $cpu s CPU, $((rss / 1024)) MB RSS"
 }
 

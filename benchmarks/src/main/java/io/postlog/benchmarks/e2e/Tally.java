@@ -13,9 +13,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * Counts the changes a leg receives, times the first and the last, and, in latency mode,
  * keeps each change's commit-to-invocation delay. Besides the rates it reports the time
- * of the second half of the changes, the JIT compilers' time ({@code jit_s}) and the time
- * of each tenth of the changes ({@code RATE_TENTHS}). {@link #record} is called by one
- * thread (the leg's listener); {@link #awaitAndReport} by another.
+ * of the second half of the changes, this JVM's CPU time from the first change to the
+ * last and over the second half ({@code window_cpu_s}, {@code second_half_cpu_s}), the
+ * JIT compilers' time ({@code jit_s}) and the time of each tenth of the changes
+ * ({@code RATE_TENTHS}). {@link #record} is called by one thread (the leg's listener);
+ * {@link #awaitAndReport} by another.
  */
 public final class Tally {
 
@@ -52,6 +54,12 @@ public final class Tally {
 	private volatile long jitMillisAtWarmup = -1;
 
 	private volatile long allocatedAtFirst = -1;
+
+	/**
+	 * This JVM's CPU time at the first change, at the end of the first half and at the
+	 * last, in nanoseconds ({@code -1} where unknown).
+	 */
+	private final long[] cpuNanos = { -1, -1, -1 };
 
 	/**
 	 * Creates a tally.
@@ -93,6 +101,7 @@ public final class Tally {
 		if (n == 0) {
 			this.firstNanos = now;
 			this.allocatedAtFirst = allocatedBytes();
+			this.cpuNanos[0] = cpuNanos();
 		}
 		if (this.latencyMicros != null && n < this.latencyMicros.length) {
 			this.latencyMicros[(int) n] = latencyMicros;
@@ -102,12 +111,16 @@ public final class Tally {
 		long tenth = Math.max(1, this.expected / TENTHS);
 		if ((n + 1) % tenth == 0 && (n + 1) / tenth <= TENTHS) {
 			this.tenthNanos[(int) ((n + 1) / tenth) - 1] = now;
+			if ((n + 1) / tenth == TENTHS / 2) {
+				this.cpuNanos[1] = cpuNanos();
+			}
 		}
 		this.count = n + 1;
 		if (n + 1 == this.warmupChanges) {
 			this.jitMillisAtWarmup = jitMillis();
 		}
 		if (n + 1 == this.expected) {
+			this.cpuNanos[2] = cpuNanos();
 			this.lastEpochMillis = System.currentTimeMillis();
 			this.done.countDown();
 		}
@@ -140,6 +153,12 @@ public final class Tally {
 		// leg's path while it runs) is behind it: the sustained rate.
 		line.append(String.format(Locale.ROOT, " second_half_s=%.3f",
 				(this.lastNanos - this.tenthNanos[TENTHS / 2 - 1]) / 1e9));
+		if (this.cpuNanos[0] >= 0 && this.cpuNanos[1] >= 0 && this.cpuNanos[2] >= 0) {
+			// This JVM's CPU from the first change to the last, and over the second half:
+			// over the same times, the cores the leg kept busy.
+			line.append(String.format(Locale.ROOT, " window_cpu_s=%.2f second_half_cpu_s=%.2f",
+					(this.cpuNanos[2] - this.cpuNanos[0]) / 1e9, (this.cpuNanos[2] - this.cpuNanos[1]) / 1e9));
+		}
 		long jit = jitMillis();
 		if (jit >= 0) {
 			// The JIT compilers' time until now, which on two cores is taken from the
@@ -183,6 +202,14 @@ public final class Tally {
 	private static long jitMillis() {
 		CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
 		return (jit != null && jit.isCompilationTimeMonitoringSupported()) ? jit.getTotalCompilationTime() : -1;
+	}
+
+	/**
+	 * Returns this JVM's CPU time so far in nanoseconds, or {@code -1} if unknown.
+	 */
+	private static long cpuNanos() {
+		return (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os)
+				? os.getProcessCpuTime() : -1;
 	}
 
 	/**

@@ -141,10 +141,12 @@ public final class BackfillLeg {
 			.changeHandler((change) -> count.incrementAndGet())
 			.build();
 		consumer.start();
+		double server;
 		try {
 			if (!handedOver.await(30, TimeUnit.MINUTES)) {
 				throw new IllegalStateException("The consumer's snapshot did not complete");
 			}
+			server = cpu.settledServer();
 		}
 		finally {
 			consumer.stop();
@@ -154,10 +156,8 @@ public final class BackfillLeg {
 			System.exit(1);
 		}
 		double elapsed = (ended[0] - started[0]) / 1e9;
-		System.out.println(String.format(Locale.ROOT,
-				"RESULT leg=%s run=%d rows=%d seconds=%.3f rows_per_s=%.0f client_cpu_s=%.2f server_cpu_s=%.2f", leg,
-				run, count.get(), elapsed, count.get() / elapsed, cpuAt[1][0] - cpuAt[0][0],
-				cpuAt[1][1] - cpuAt[0][1]));
+		System.out.println(String.format(Locale.ROOT, "RESULT leg=%s run=%d rows=%d seconds=%.3f rows_per_s=%.0f", leg,
+				run, count.get(), elapsed, count.get() / elapsed) + CpuClock.fields(cpuAt[0], cpuAt[1][0], server));
 		return count.get() / elapsed;
 	}
 

@@ -18,11 +18,16 @@ import java.util.stream.Stream;
  * machine): the postmaster's own and its reaped children's time, and each live child's,
  * in clock ticks of {@value #TICKS_PER_SECOND} a second (Linux's {@code USER_HZ}).
  * Everything on the server counts, the stream's walsender and the benchmark's writer's
- * backend included.
+ * backend included, also during the wait at the end of a leg ({@link #settledServer()}),
+ * where a stream leg's writer goes on (about 1% of such a leg's server time at 1,000
+ * transactions a second). A reading also waits (up to a second) until no child of the
+ * postmaster is a zombie, whose time would be in neither.
  */
 final class CpuClock {
 
 	private static final int TICKS_PER_SECOND = 100;
+
+	private static final int SETTLE_MILLIS = 300;
 
 	private final long postmaster;
 
@@ -47,6 +52,24 @@ final class CpuClock {
 	double[] now() {
 		long client = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
 			.getProcessCpuTime();
+		for (int attempt = 0; attempt < 200; attempt++) {
+			long ticks = serverTicks();
+			if (ticks >= 0) {
+				return new double[] { client / 1e9, (double) ticks / TICKS_PER_SECOND };
+			}
+			try {
+				Thread.sleep(5);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted", ex);
+			}
+		}
+		throw new IllegalStateException("A child of the server stayed a zombie for a second");
+	}
+
+	/** The server's ticks so far, or {@code -1} while a child is a zombie. */
+	private long serverTicks() {
 		long ticks = 0;
 		String[] own = stat(this.postmaster);
 		for (int field = 11; field <= 14; field++) {
@@ -60,6 +83,9 @@ final class CpuClock {
 				}
 				String[] fields = stat(Long.parseLong(name));
 				if (fields != null && Long.parseLong(fields[1]) == this.postmaster) {
+					if (fields[0].equals("Z")) {
+						return -1;
+					}
 					ticks += Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
 				}
 			}
@@ -67,17 +93,43 @@ final class CpuClock {
 		catch (IOException ex) {
 			throw new IllegalStateException("Cannot list /proc", ex);
 		}
-		return new double[] { client / 1e9, (double) ticks / TICKS_PER_SECOND };
+		return ticks;
 	}
 
 	/**
 	 * Returns the {@code RESULT} fields for the time since {@code before}:
-	 * {@code client_cpu_s} and {@code server_cpu_s}.
+	 * {@code client_cpu_s} and {@code server_cpu_s}, the server's read after
+	 * {@link #settledServer()}.
 	 */
 	String since(double[] before) {
-		double[] now = now();
-		return String.format(Locale.ROOT, " client_cpu_s=%.2f server_cpu_s=%.2f", now[0] - before[0],
-				now[1] - before[1]);
+		double client = now()[0];
+		return fields(before, client, settledServer());
+	}
+
+	/**
+	 * Returns the server's CPU seconds so far, read {@value #SETTLE_MILLIS} ms from now:
+	 * the time of a backend that exited just before shows in the postmaster's only once
+	 * it has been reaped, and without a wait a leg that closed its sessions as it ended
+	 * was seen to lose most of their time now and then.
+	 */
+	double settledServer() {
+		try {
+			Thread.sleep(SETTLE_MILLIS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted", ex);
+		}
+		return now()[1];
+	}
+
+	/**
+	 * Returns the {@code RESULT} fields {@code client_cpu_s} and {@code server_cpu_s}
+	 * from a reading before and the two seconds at the end.
+	 */
+	static String fields(double[] before, double client, double server) {
+		return String.format(Locale.ROOT, " client_cpu_s=%.2f server_cpu_s=%.2f", client - before[0],
+				server - before[1]);
 	}
 
 	/**

@@ -22,6 +22,8 @@ import io.postlog.test.crash.ChildJvm;
 import io.postlog.test.crash.KillLoop;
 import io.postlog.test.crash.SlotProbe;
 import io.postlog.test.crash.SourceWriter;
+import org.awaitility.core.ConditionTimeoutException;
+import org.awaitility.core.TerminalFailureException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The crash marquee: a Boot application in a child JVM, whose {@code @Transactional}
@@ -195,18 +198,22 @@ class CheckpointCrashIntegrationTests {
 
 	/**
 	 * Waits until the child has added a row to the sink, so that the kill that follows
-	 * lands in delivery; returns early when nothing is left to deliver, and after a
-	 * minute in any case (the final wait is where a child that delivers nothing fails).
+	 * lands in delivery, or until nothing is left to deliver; after a minute the kill
+	 * comes anyway, with a line saying so (the final wait is where a child that delivers
+	 * nothing fails).
 	 */
 	private static void awaitDelivery(PostgresDatabase database, String sink, long sinkRowsBefore, SourceWriter writer)
 			throws Exception {
-		long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-		while (count(database, "SELECT count(*) FROM " + sink) <= sinkRowsBefore && System.nanoTime() - deadline < 0) {
-			if (writer.transactions() == TRANSACTIONS
-					&& count(database, "SELECT count(DISTINCT k) FROM " + sink) >= writer.inserted()) {
-				return;
-			}
-			Thread.sleep(100);
+		try {
+			await().atMost(Duration.ofMinutes(1))
+				.pollInterval(Duration.ofMillis(100))
+				.until(() -> count(database, "SELECT count(*) FROM " + sink) > sinkRowsBefore
+						|| (writer.transactions() == TRANSACTIONS
+								&& count(database, "SELECT count(DISTINCT k) FROM " + sink) >= writer.inserted()));
+		}
+		catch (ConditionTimeoutException ex) {
+			System.out.println("[diagnose] " + sink + ": a child delivered nothing within a minute of its start; "
+					+ "killing it all the same");
 		}
 	}
 
@@ -218,38 +225,21 @@ class CheckpointCrashIntegrationTests {
 	 * {@link #CATCH_UP_LIMIT_MINUTES}
 	 */
 	private static void awaitCaughtUp(PostgresDatabase database, String store, SlotProbe probe, String sink,
-			long written, long end) throws Exception {
-		long began = System.nanoTime();
-		long moved = began;
-		long rows = -1;
-		long confirmed = -1;
-		while (true) {
-			long nowRows = count(database, "SELECT count(DISTINCT k) FROM " + sink);
-			long nowConfirmed = probe.confirmedFlushLsn();
-			long now = System.nanoTime();
-			String where = "sink holds " + nowRows + " of " + written + " rows, slot confirmed "
-					+ SlotProbe.format(nowConfirmed) + " of " + SlotProbe.format(end);
-			if (nowRows >= written && Long.compareUnsigned(nowConfirmed, end) >= 0) {
-				System.out.println("[marquee] checkpoint.store=" + store + ": the last child caught up in "
-						+ TimeUnit.NANOSECONDS.toSeconds(now - began) + " s");
-				return;
-			}
-			if (nowRows != rows || nowConfirmed != confirmed) {
-				moved = now;
-				rows = nowRows;
-				confirmed = nowConfirmed;
-			}
-			boolean stalled = now - moved > TimeUnit.MINUTES.toNanos(STALL_MINUTES);
-			if (stalled || now - began > TimeUnit.MINUTES.toNanos(CATCH_UP_LIMIT_MINUTES)) {
-				String diagnosis = "[diagnose] checkpoint.store=" + store + ": the last child "
-						+ (stalled ? "stood still for " + STALL_MINUTES + " minutes"
-								: "was still moving after " + CATCH_UP_LIMIT_MINUTES + " minutes")
-						+ "; " + where;
-				System.out.println(diagnosis);
-				throw new AssertionError(diagnosis);
-			}
-			Thread.sleep(1000);
+			long written, long end) {
+		CatchUp catchUp = new CatchUp(database, probe, sink, written, end);
+		try {
+			await().atMost(Duration.ofMinutes(CATCH_UP_LIMIT_MINUTES))
+				.pollInterval(Duration.ofSeconds(1))
+				.failFast("the last child stood still for " + STALL_MINUTES + " minutes", catchUp::stalled)
+				.until(catchUp::done);
 		}
+		catch (ConditionTimeoutException | TerminalFailureException ex) {
+			String diagnosis = "[diagnose] checkpoint.store=" + store + ": " + ex.getMessage() + "; " + catchUp.where();
+			System.out.println(diagnosis);
+			throw new AssertionError(diagnosis, ex);
+		}
+		System.out.println("[marquee] checkpoint.store=" + store + ": the last child caught up in "
+				+ TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - catchUp.began) + " s");
 	}
 
 	private static Lsn checkpoint(PostgresDatabase database, String slot, String store) throws Exception {
@@ -293,6 +283,60 @@ class CheckpointCrashIntegrationTests {
 				Files.delete(file.toPath());
 			}
 		}
+	}
+
+	/**
+	 * The last child's progress, polled: the sink's distinct rows and the slot's
+	 * confirmed position, and when either last moved.
+	 */
+	private static final class CatchUp {
+
+		private final PostgresDatabase database;
+
+		private final SlotProbe probe;
+
+		private final String sink;
+
+		private final long written;
+
+		private final long end;
+
+		private final long began = System.nanoTime();
+
+		private long moved = this.began;
+
+		private long rows = -1;
+
+		private long confirmed = -1;
+
+		CatchUp(PostgresDatabase database, SlotProbe probe, String sink, long written, long end) {
+			this.database = database;
+			this.probe = probe;
+			this.sink = sink;
+			this.written = written;
+			this.end = end;
+		}
+
+		boolean done() throws Exception {
+			long rows = count(this.database, "SELECT count(DISTINCT k) FROM " + this.sink);
+			long confirmed = this.probe.confirmedFlushLsn();
+			if (rows != this.rows || confirmed != this.confirmed) {
+				this.moved = System.nanoTime();
+				this.rows = rows;
+				this.confirmed = confirmed;
+			}
+			return rows >= this.written && Long.compareUnsigned(confirmed, this.end) >= 0;
+		}
+
+		boolean stalled() {
+			return System.nanoTime() - this.moved > TimeUnit.MINUTES.toNanos(STALL_MINUTES);
+		}
+
+		String where() {
+			return "sink holds " + this.rows + " of " + this.written + " rows, slot confirmed "
+					+ SlotProbe.format(this.confirmed) + " of " + SlotProbe.format(this.end);
+		}
+
 	}
 
 	private record Result(long written, long duplicates, long lost, int generationsThatCheckpointed) {

@@ -1,7 +1,6 @@
 package io.postlog.benchmarks.e2e;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -50,8 +49,7 @@ final class CpuClock {
 
 	/** Returns the CPU seconds so far: this JVM's and the server's. */
 	double[] now() {
-		long client = ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-			.getProcessCpuTime();
+		long client = Tally.cpuNanos();
 		for (int attempt = 0; attempt < 200; attempt++) {
 			long ticks = serverTicks();
 			if (ticks >= 0) {

@@ -207,7 +207,7 @@ public final class Tally {
 	/**
 	 * Returns this JVM's CPU time so far in nanoseconds, or {@code -1} if unknown.
 	 */
-	private static long cpuNanos() {
+	static long cpuNanos() {
 		return (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os)
 				? os.getProcessCpuTime() : -1;
 	}

@@ -73,19 +73,39 @@ public final class RowJson {
 		// About 48 characters a column, so that a typical row's buffer is not grown and
 		// copied two or three times on the way.
 		StringBuilder json = new StringBuilder(Math.max(64, 48 * columns.size()));
+		row(json, row, columns);
+		return json.toString();
+	}
+
+	/**
+	 * Appends the named columns that a row has as an object, in the order given, leaving
+	 * out unchanged TOASTed columns: what {@link #row(Row, Collection)} returns, for a
+	 * caller writing a larger document into one buffer.
+	 * @param json where to append
+	 * @param row the row
+	 * @param columns the columns
+	 */
+	public static void row(StringBuilder json, Row row, Collection<String> columns) {
+		boolean all = columns == row.columns();
 		json.append('{');
+		boolean first = true;
 		for (String column : columns) {
-			if (!row.contains(column) || row.isUnchangedToast(column)) {
+			if (!all && !row.contains(column)) {
 				continue;
 			}
-			if (json.length() > 1) {
+			Object value = row.get(column);
+			if (value == UnchangedToast.INSTANCE) {
+				continue;
+			}
+			if (!first) {
 				json.append(',');
 			}
+			first = false;
 			string(json, column);
 			json.append(':');
-			value(json, row.get(column));
+			value(json, value);
 		}
-		return json.append('}').toString();
+		json.append('}');
 	}
 
 	/**
@@ -236,29 +256,44 @@ public final class RowJson {
 		return value.toString();
 	}
 
+	/**
+	 * Appends a JSON string: the text in runs, only the characters JSON requires escaped
+	 * one at a time (appending every character alone made this most of the time of a
+	 * row's JSON).
+	 */
 	private static void string(StringBuilder json, String text) {
 		json.append('"');
-		for (int i = 0; i < text.length(); i++) {
+		int run = 0;
+		int length = text.length();
+		for (int i = 0; i < length; i++) {
 			char c = text.charAt(i);
-			switch (c) {
-				case '"' -> json.append("\\\"");
-				case '\\' -> json.append("\\\\");
-				case '\b' -> json.append("\\b");
-				case '\f' -> json.append("\\f");
-				case '\n' -> json.append("\\n");
-				case '\r' -> json.append("\\r");
-				case '\t' -> json.append("\\t");
-				default -> {
-					if (c < 0x20) {
-						json.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
-					}
-					else {
-						json.append(c);
-					}
-				}
+			if (c >= 0x20 && c != '"' && c != '\\') {
+				continue;
 			}
+			json.append(text, run, i);
+			escape(json, c);
+			run = i + 1;
+		}
+		if (run == 0) {
+			json.append(text);
+		}
+		else {
+			json.append(text, run, length);
 		}
 		json.append('"');
+	}
+
+	private static void escape(StringBuilder json, char c) {
+		switch (c) {
+			case '"' -> json.append("\\\"");
+			case '\\' -> json.append("\\\\");
+			case '\b' -> json.append("\\b");
+			case '\f' -> json.append("\\f");
+			case '\n' -> json.append("\\n");
+			case '\r' -> json.append("\\r");
+			case '\t' -> json.append("\\t");
+			default -> json.append("\\u00").append(HEX[c >> 4]).append(HEX[c & 0xF]);
+		}
 	}
 
 }

@@ -1,6 +1,7 @@
 package io.postlog.kafka;
 
 import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
@@ -21,9 +22,9 @@ import tools.jackson.databind.json.JsonMapper;
  * Writes changes, keys and values as JSON, rows and values in core's one form
  * ({@link RowJson}: {@code numeric} as its exact decimal text in a string, {@code bytea}
  * as base64, NaN and infinities as strings). A column whose TOASTed value the server did
- * not resend is left out of its row and named in {@code unchangedToast}. Thread-safe:
- * each thread writes through a generator of its own, kept for the next document (see
- * {@link Documents}).
+ * not resend is left out of its row and named in {@code unchangedToast}. Thread-safe: a
+ * change is written into a buffer of its own and encoded once; other documents go through
+ * a generator of the thread's own, kept for the next document (see {@link Documents}).
  */
 final class ChangeJson {
 
@@ -34,6 +35,12 @@ final class ChangeJson {
 	 * separator between the documents one generator writes in turn.
 	 */
 	private static final JsonFactory FACTORY = JsonFactory.builder().rootValueSeparator((String) null).build();
+
+	/** A change's JSON without its rows, in characters, to size its buffer. */
+	private static final int DOCUMENT_CHARS = 256;
+
+	/** About what a column takes in a row's JSON. */
+	private static final int COLUMN_CHARS = 48;
 
 	private static final ThreadLocal<Documents> DOCUMENTS = ThreadLocal.withInitial(Documents::new);
 
@@ -48,34 +55,32 @@ final class ChangeJson {
 	 * @return the UTF-8 JSON
 	 */
 	static byte[] change(Change change) {
-		return write((json) -> {
-			json.writeStartObject();
-			json.writeStringProperty("op", change.operation().name());
-			json.writeName("table");
-			json.writeStartObject();
-			json.writeStringProperty("schema", change.table().schema());
-			json.writeStringProperty("name", change.table().name());
-			json.writeEndObject();
-			json.writeName("before");
-			row(json, change.before());
-			json.writeName("after");
-			row(json, change.after());
-			Documents documents = DOCUMENTS.get();
-			json.writeStringProperty("commitLsn", documents.commitLsn(change));
-			json.writeNumberProperty("xid", change.xid());
-			json.writeStringProperty("commitTime", documents.commitTime(change));
-			json.writeStringProperty("id", change.id());
-			List<String> unchanged = unchangedToast(change.after());
-			if (!unchanged.isEmpty()) {
-				json.writeName("unchangedToast");
-				json.writeStartArray();
-				for (String column : unchanged) {
-					json.writeString(column);
-				}
-				json.writeEndArray();
-			}
-			json.writeEndObject();
-		});
+		// Written into one buffer and encoded once: through a generator, each row went
+		// into a string of its own first and was then copied into the generator's buffer
+		// character by character.
+		StringBuilder json = new StringBuilder(
+				DOCUMENT_CHARS + COLUMN_CHARS * (columnCount(change.before()) + columnCount(change.after())));
+		json.append("{\"op\":\"").append(change.operation().name()).append("\",\"table\":{\"schema\":");
+		RowJson.value(json, change.table().schema());
+		json.append(",\"name\":");
+		RowJson.value(json, change.table().name());
+		json.append("},\"before\":");
+		row(json, change.before());
+		json.append(",\"after\":");
+		row(json, change.after());
+		Documents documents = DOCUMENTS.get();
+		json.append(",\"commitLsn\":");
+		RowJson.value(json, documents.commitLsn(change));
+		json.append(",\"xid\":").append(change.xid()).append(",\"commitTime\":");
+		RowJson.value(json, documents.commitTime(change));
+		json.append(",\"id\":");
+		RowJson.value(json, change.id());
+		List<String> unchanged = unchangedToast(change.after());
+		if (!unchanged.isEmpty()) {
+			json.append(",\"unchangedToast\":");
+			RowJson.value(json, unchanged);
+		}
+		return json.append('}').toString().getBytes(StandardCharsets.UTF_8);
 	}
 
 	/**
@@ -187,12 +192,17 @@ final class ChangeJson {
 
 	}
 
-	private static void row(JsonGenerator json, @Nullable Row row) {
+	private static int columnCount(@Nullable Row row) {
+		return (row != null) ? row.columns().size() : 0;
+	}
+
+	private static void row(StringBuilder json, @Nullable Row row) {
 		if (row == null) {
-			json.writeNull();
-			return;
+			json.append("null");
 		}
-		json.writeRawValue(RowJson.row(row));
+		else {
+			RowJson.row(json, row, row.columns());
+		}
 	}
 
 	private static List<String> unchangedToast(@Nullable Row row) {

@@ -115,13 +115,15 @@ expected = int(env['EXPECTED'])
 
 runs = {}
 for leg, run, changes, f2l, wall, cpu, rss, alloc, *later in rows(results_tsv):
-    half, jit, window_cpu, half_cpu = (later + ['-'] * 4)[:4]
+    half, jit, window_cpu, half_cpu, server_cpu, broker_cpu = (later + ['-'] * 6)[:6]
     runs.setdefault(leg, []).append(dict(f2l=float(f2l), wall=float(wall), cpu=float(cpu), rss=int(rss),
                                          alloc=None if alloc == '-' else int(alloc),
                                          half=None if half == '-' else float(half),
                                          jit=None if jit == '-' else float(jit),
                                          window_cpu=None if window_cpu == '-' else float(window_cpu),
-                                         half_cpu=None if half_cpu == '-' else float(half_cpu)))
+                                         half_cpu=None if half_cpu == '-' else float(half_cpu),
+                                         server_cpu=None if server_cpu == '-' else float(server_cpu),
+                                         broker_cpu=None if broker_cpu == '-' else float(broker_cpu)))
 
 floor = None
 if 'recvlogical' in runs:
@@ -199,6 +201,42 @@ if windowed:
           f'| {statistics.median(r["half_cpu"] / r["half"] for r in measured if r["half"]):.2f} |')
     w('')
 
+machine = {leg: measured for leg, measured in windowed.items()
+           if all(r['server_cpu'] is not None for r in measured)}
+if machine:
+    cores = int(env.get('NPROC', '2'))
+    w('The whole machine\'s CPU per change (medians): the client\'s from its first change to its last, as above; the '
+      'server\'s (every PostgreSQL process: the walsender decoding for the leg, above all) and the Kafka broker\'s process '
+      '(`--kafka-broker process`) over the same window (`/proc`, read by the leg at its first change and its last). *Ceiling*: the rate at which that CPU per change '
+      f'fills the {cores} cores; a leg near it is bound by the machine\'s CPU, not by waiting.')
+    w('')
+    w('| leg | changes/s first→last | client µs/change | server µs/change | broker µs/change | total µs/change '
+      f'| ceiling on {cores} cores, changes/s | measured / ceiling |')
+    w('|---|---:|---:|---:|---:|---:|---:|---:|')
+    for leg, measured in machine.items():
+        rate = statistics.median(expected / r['f2l'] for r in measured)
+        client = statistics.median(r['window_cpu'] * 1e6 / expected for r in measured)
+        server = statistics.median(r['server_cpu'] * 1e6 / expected for r in measured)
+        brokers = [r['broker_cpu'] for r in measured if r['broker_cpu'] is not None]
+        broker = statistics.median(b * 1e6 / expected for b in brokers) if brokers else None
+        total = statistics.median((r['window_cpu'] + r['server_cpu'] + (r['broker_cpu'] or 0)) * 1e6 / expected
+                                  for r in measured)
+        ceiling = cores * 1e6 / total
+        w(f'| {leg} | {rate:,.0f} | {client:.2f} | {server:.2f} | {"" if broker is None else f"{broker:.2f}"} '
+          f'| {total:.2f} | {ceiling:,.0f} | {rate / ceiling:.2f} |')
+    w('')
+
+if 'kafka-listener-producer' in runs and 'spring-change' in runs:
+    both = statistics.median(expected / r['f2l'] for r in runs['kafka-listener-producer'])
+    spring = statistics.median(expected / r['f2l'] for r in runs['spring-change'])
+    relay = statistics.median(expected / r['f2l'] for r in runs['kafka-relay']) if 'kafka-relay' in runs else None
+    w('- *kafka-listener-producer*: the relay\'s floor with decoding: the `spring-change` application whose listener '
+      'also sends each change as `kafka-producer` sends it (the relay\'s mean record, fixed bytes, no JSON; a Kafka '
+      'transaction per 100 source transactions, its two producers in turn) to the same kind of broker and reader; '
+      f'{both / spring:.2f}× the Spring `Change` listener'
+      + (f', the relay at {relay / both:.2f}× it' if relay else '') + ' (medians).')
+    w('')
+
 if 'spring-change-64m' in runs and 'spring-change' in runs:
     small = statistics.median(expected / r['f2l'] for r in runs['spring-change-64m'])
     spring = statistics.median(expected / r['f2l'] for r in runs['spring-change'])
@@ -224,12 +262,17 @@ if 'spring-change-schema' in runs and 'spring-change' in runs:
       f'arrived); its rate is {tracked / spring:.3f}× the untracked application\'s in this run (medians).')
     w('')
 
+# Where the Kafka legs' broker ran (run-e2e.sh --kafka-broker).
+BROKER = ('a KRaft broker in a process of its own, started and warmed up (1,000,000 records) before each run of '
+          'the leg, as a deployed broker is; a `read_committed` consumer in the leg\'s JVM counts'
+          if os.environ.get('KAFKA_BROKER', 'jvm') == 'process' else
+          'an embedded KRaft broker in its JVM; a `read_committed` consumer in the same JVM counts')
+
 if 'kafka-relay' in runs and 'spring-change' in runs:
     relay = statistics.median(expected / r['f2l'] for r in runs['kafka-relay'])
     spring = statistics.median(expected / r['f2l'] for r in runs['spring-change'])
     w(f'- *kafka-relay*: the Kafka relay of a Boot application (`postlog.kafka.enabled=true`) writing every change '
-      f'to an embedded KRaft broker in its JVM in Kafka transactions (topic with 3 partitions), counted by a '
-      f'`read_committed` consumer in the same JVM; its rate is {relay / spring:.2f}× the Spring `Change` '
+      f'in Kafka transactions to {BROKER} (topic with 3 partitions); its rate is {relay / spring:.2f}× the Spring `Change` '
       f'listener\'s in this run (medians).')
     w('')
 
@@ -239,7 +282,7 @@ if 'kafka-producer' in runs:
     relay = statistics.median(expected / r['f2l'] for r in runs['kafka-relay']) if 'kafka-relay' in runs else None
     w('- *kafka-producer*: the Kafka relay\'s floor: raw pgjdbc reads the slot, decoding nothing, and sends one '
       'record per change of the relay\'s mean size, with its headers, through the relay\'s two transactional '
-      'producers (same settings) to the same in-JVM broker and reader, a Kafka transaction per batch of up to 100 '
+      'producers (same settings) to the same kind of broker and reader, a Kafka transaction per batch of up to 100 '
       'source transactions with its offset record, as the relay commits'
       + (f'; {producer / spring:.2f}× the Spring `Change` listener' if spring else '')
       + (f', the relay at {relay / producer:.2f}× it' if relay else '') + ' (medians).')

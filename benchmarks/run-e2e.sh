@@ -7,11 +7,12 @@
 #   benchmarks/run-e2e.sh [--rows N] [--runs K] [--legs a,b,c] [--latency-seconds S]
 #                         [--rate TX_PER_S] [--slow-changes N] [--no-footprint] [--big-rows N]
 #                         [--outbox-seconds S] [--outbox-rate N] [--latency-runs K]
-#                         [--backfill-runs K] [--backfill-rate R] [--backfill-seconds S] [--out FILE]
+#                         [--backfill-runs K] [--backfill-rate R] [--backfill-seconds S]
+#                         [--kafka-broker process|jvm] [--out FILE]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-ALL_LEGS=recvlogical,pgjdbc-raw,pgjdbc-handoff,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-filtered,spring-change-schema,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,kafka-relay-debezium,kafka-relay-cloudevents,kafka-producer,debezium-connect,debezium-json
+ALL_LEGS=recvlogical,pgjdbc-raw,pgjdbc-handoff,core-binary,core-text,core-streaming,core-wal2json,core-pglogical,spring-change,spring-change-filtered,spring-change-schema,spring-change-64m,spring-record,spring-sink-slot,spring-sink-jdbc,kafka-relay,kafka-relay-debezium,kafka-relay-cloudevents,kafka-producer,kafka-listener-producer,debezium-connect,debezium-json
 ROWS=1000000
 RUNS=3
 LEGS=$ALL_LEGS
@@ -37,6 +38,10 @@ LATENCY_RUNS=
 BACKFILL_RUNS=
 BACKFILL_RATE=1000
 BACKFILL_SECONDS=10
+# Where the Kafka legs' broker runs: "process", a process of its own started and warmed up
+# before each run of a leg, as a deployed broker is (BenchBrokerProcess); "jvm", inside the
+# leg's JVM, cold, as runs before 2026-12-06 17:00 UTC had it.
+KAFKA_BROKER=process
 OUT=$ROOT/benchmarks/RESULTS.md
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 
@@ -56,8 +61,9 @@ while [ $# -gt 0 ]; do
 		--backfill-runs) BACKFILL_RUNS=$2; shift 2 ;;
 		--backfill-rate) BACKFILL_RATE=$2; shift 2 ;;
 		--backfill-seconds) BACKFILL_SECONDS=$2; shift 2 ;;
+		--kafka-broker) KAFKA_BROKER=$2; shift 2 ;;
 		--out) OUT=$2; shift 2 ;;
-		-h|--help) sed -n 2,10p "$0"; exit 0 ;;
+		-h|--help) sed -n 2,11p "$0"; exit 0 ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
 	esac
 done
@@ -70,6 +76,7 @@ log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 LATENCY_RUNS=${LATENCY_RUNS:-$RUNS}
 BACKFILL_RUNS=${BACKFILL_RUNS:-$RUNS}
 [ "$LATENCY_RUNS" -ge 1 ] || die "--latency-runs must be at least 1"
+case "$KAFKA_BROKER" in process | jvm) ;; *) die "--kafka-broker must be process or jvm" ;; esac
 IFS=, read -r -a LEG_LIST <<<"$LEGS"
 for leg in "${LEG_LIST[@]}"; do
 	case ",$ALL_LEGS," in *",$leg,"*) ;; *) die "unknown leg '$leg' (known: $ALL_LEGS)" ;; esac
@@ -144,7 +151,8 @@ fi
 # --- build --------------------------------------------------------------------------------
 PROFILE=()
 if has_leg debezium-connect || has_leg debezium-json || [ "$FOOTPRINT" -eq 1 ]; then PROFILE=(-Pdebezium); fi
-if has_leg kafka-relay || has_leg kafka-relay-debezium || has_leg kafka-relay-cloudevents || has_leg kafka-producer || [ "$OUTBOX_SECONDS" -gt 0 ]; then
+if has_leg kafka-relay || has_leg kafka-relay-debezium || has_leg kafka-relay-cloudevents || has_leg kafka-producer \
+	|| has_leg kafka-listener-producer || [ "$OUTBOX_SECONDS" -gt 0 ]; then
 	PROFILE+=(-Pkafka)
 fi
 log "build (./mvnw -pl benchmarks -am ${PROFILE[*]} package)"
@@ -248,6 +256,8 @@ leg_command() { # leg slot expected latency ready
 			"${common[@]}" format="${leg#kafka-relay-}" leg="$leg" ;;
 		# The Kafka relay's floor: raw pgjdbc, the relay's producers and broker, no decoding.
 		kafka-producer) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.KafkaProducerLeg "${common[@]}" ;;
+		# The relay's floor with decoding: the Change listener sending what kafka-producer sends.
+		kafka-listener-producer) echo "${JAVA[@]}" io.postlog.benchmarks.kafka.ListenerProducerLeg "${common[@]}" ;;
 		spring-sink-slot | spring-sink-jdbc) echo "${JAVA[@]}" io.postlog.benchmarks.e2e.SinkLeg "${common[@]}" \
 			store="${leg#spring-sink-}" batch=100 sink="sink_$slot" ;;
 		debezium-connect | debezium-json) echo "${JAVA[@]}" io.postlog.benchmarks.debezium.DebeziumLeg "${common[@]}" \
@@ -255,8 +265,32 @@ leg_command() { # leg slot expected latency ready
 	esac
 }
 
+# The user and system CPU seconds a process has used so far (/proc/PID/stat, clock ticks).
+process_cpu() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); printf "%.2f", ($12 + $13) / hz }' "/proc/$1/stat"
+}
+
+# Starts a Kafka broker in a process of its own and waits until it has warmed up
+# (BenchBrokerProcess); sets BROKER_PID and BROKER_SERVERS. Its log: $1.log.
+start_broker() {
+	local base=$1
+	java -cp "$CP" io.postlog.benchmarks.kafka.BenchBrokerProcess ready="$base.ready" >"$base.log" 2>&1 &
+	BROKER_PID=$!
+	local waited=0
+	until [ -s "$base.ready" ]; do
+		kill -0 "$BROKER_PID" 2>/dev/null || { tail -20 "$base.log" >&2; die "the Kafka broker process failed"; }
+		[ "$waited" -lt 1800 ] || die "the Kafka broker process was not ready in 180 s"
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	BROKER_SERVERS=$(cat "$base.ready")
+	log "Kafka broker process $BROKER_PID at $BROKER_SERVERS: $(grep '^BROKER ' "$base.log")"
+}
+
 # Appends one line to results.tsv: leg run changes first_to_last_s wall_s cpu_s rss_kb alloc
-# second_half_s jit_s window_cpu_s second_half_cpu_s (the last four '-' for pg_recvlogical)
+# second_half_s jit_s window_cpu_s second_half_cpu_s (those five '-' for pg_recvlogical)
+# server_cpu_s broker_cpu_s (the server's and the Kafka broker process's CPU over the
+# first-to-last window, as the leg's Tally read them; '-' without them)
 run_leg() {
 	local leg=$1 run=$2 slot expected=$EXPECTED
 	slot=$(slot_name "$leg" "$run")
@@ -268,14 +302,28 @@ run_leg() {
 	# A sink leg writes one row per change into a table of its own.
 	case "$leg" in spring-sink-*) sql "CREATE TABLE sink_$slot (id bigint, op text)" ;; esac
 	read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$expected" false "")"
+	local broker_pid= broker_cpu_before
+	case "$leg" in kafka-*) if [ "$KAFKA_BROKER" = process ]; then
+		start_broker "$WORK/legs/broker-$leg-$run"
+		cmd+=(kafka="$BROKER_SERVERS")
+		broker_cpu_before=$(process_cpu "$BROKER_PID")
+		broker_pid=$BROKER_PID
+	fi ;; esac
 	local start end
 	start=$(date +%s.%N)
-	/usr/bin/time -v -o "$timing" "${cmd[@]}" >"$out" 2>&1 || { tail -20 "$out" >&2; die "leg $leg (run $run) failed"; }
+	# The leg's Tally reads the server's and the broker's CPU at its first change and its last.
+	BENCH_SERVER_PID=$(head -1 "$WORK/pg/data/postmaster.pid") BENCH_BROKER_PID=$broker_pid \
+		/usr/bin/time -v -o "$timing" "${cmd[@]}" >"$out" 2>&1 || { tail -20 "$out" >&2; die "leg $leg (run $run) failed"; }
 	end=$(date +%s.%N)
+	if [ -n "$broker_pid" ]; then
+		log "$leg run $run: the broker's process used $(python3 -c \
+			"print(round($(process_cpu "$broker_pid") - $broker_cpu_before, 2))") s of CPU during the leg"
+		kill "$broker_pid" && wait "$broker_pid" 2>/dev/null || true
+	fi
 	local cpu rss
 	cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$timing")
 	rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$timing")
-	local changes f2l wall alloc=- half=- jit=- window_cpu=- half_cpu=-
+	local changes f2l wall alloc=- half=- jit=- window_cpu=- half_cpu=- server_cpu=- broker_cpu=-
 	if [ "$leg" = recvlogical ]; then
 		# pg_recvlogical decodes nothing it could count: it must have confirmed the last commit.
 		local confirmed
@@ -297,9 +345,12 @@ run_leg() {
 		jit=$(sed -n 's/.* jit_s=\([0-9.]*\).*/\1/p' <<<"$line")
 		window_cpu=$(sed -n 's/.* window_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line")
 		half_cpu=$(sed -n 's/.* second_half_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line")
+		server_cpu=$(sed -n 's/.* server_window_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line")
+		broker_cpu=$(sed -n 's/.* broker_window_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line")
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$run" "$changes" "$f2l" "$wall" "$cpu" "$rss" \
-		"${alloc:--}" "${half:--}" "${jit:--}" "${window_cpu:--}" "${half_cpu:--}" >>"$WORK/results.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$run" "$changes" "$f2l" "$wall" "$cpu" \
+		"$rss" "${alloc:--}" "${half:--}" "${jit:--}" "${window_cpu:--}" "${half_cpu:--}" "${server_cpu:--}" "${broker_cpu:--}" \
+		>>"$WORK/results.tsv"
 	log "$leg run $run: $changes changes, $f2l s first to last, $wall s wall, $cpu s CPU, $((rss / 1024)) MB RSS"
 }
 
@@ -514,8 +565,8 @@ export BIG_ROWS ROWS RUNS EXPECTED FILTERED_EXPECTED LEGS LATENCY_SECONDS LATENC
 export JAVA_VERSION="$(java -version 2>&1 | head -2 | tr '\n' ' ')"
 export CPU_MODEL="$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 export NPROC="$(nproc)" MEMORY="$(free -h | awk '/^Mem:/ { print $2 }')"
-export OUTBOX_SECONDS OUTBOX_RATE LATENCY_RUNS BACKFILL_RUNS BACKFILL_RATE BACKFILL_SECONDS
-export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES --big-rows $BIG_ROWS --outbox-seconds $OUTBOX_SECONDS --outbox-rate $OUTBOX_RATE --latency-runs $LATENCY_RUNS --backfill-runs $BACKFILL_RUNS --backfill-rate $BACKFILL_RATE --backfill-seconds $BACKFILL_SECONDS"
+export OUTBOX_SECONDS OUTBOX_RATE LATENCY_RUNS BACKFILL_RUNS BACKFILL_RATE BACKFILL_SECONDS KAFKA_BROKER
+export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES --big-rows $BIG_ROWS --outbox-seconds $OUTBOX_SECONDS --outbox-rate $OUTBOX_RATE --latency-runs $LATENCY_RUNS --backfill-runs $BACKFILL_RUNS --backfill-rate $BACKFILL_RATE --backfill-seconds $BACKFILL_SECONDS --kafka-broker $KAFKA_BROKER"
 python3 "$ROOT/benchmarks/e2e-report.py" "$WORK/results.tsv" "$WORK/latency.tsv" "$WORK/footprint.tsv" \
 	"$WORK/slow.tsv" "$WORK/big.tsv" "$WORK/outbox.tsv" "$WORK/backfill.txt" >"$OUT"
 log "wrote $OUT"

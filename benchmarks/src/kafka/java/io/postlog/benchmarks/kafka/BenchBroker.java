@@ -5,27 +5,51 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
+import io.postlog.benchmarks.e2e.Tally;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.kafka.test.EmbeddedKafkaKraftBroker;
 
 /**
- * A single-node embedded KRaft broker in the leg's JVM, and a {@code read_committed}
- * reader thread.
+ * A single-node embedded KRaft broker, in the leg's JVM ({@link #start()}) or in a process
+ * of its own ({@link #connect(String)}, {@link BenchBrokerProcess}), and a
+ * {@code read_committed} reader thread.
  */
 final class BenchBroker implements AutoCloseable {
 
-	private final EmbeddedKafkaKraftBroker broker;
+	private final @Nullable EmbeddedKafkaKraftBroker broker;
 
-	private BenchBroker(EmbeddedKafkaKraftBroker broker) {
+	private final String servers;
+
+	private BenchBroker(@Nullable EmbeddedKafkaKraftBroker broker, String servers) {
 		this.broker = broker;
+		this.servers = servers;
+	}
+
+	/**
+	 * Returns the broker of a leg: the one {@code kafka=} names (a
+	 * {@link BenchBrokerProcess}), else one started in this JVM.
+	 */
+	static BenchBroker of(String[] args) {
+		String servers = Tally.arg(args, "kafka", "");
+		return servers.isEmpty() ? start() : connect(servers);
+	}
+
+	/** A broker running elsewhere: topics are made through an admin client. */
+	static BenchBroker connect(String servers) {
+		return new BenchBroker(null, servers);
 	}
 
 	static BenchBroker start() {
@@ -34,15 +58,29 @@ final class BenchBroker implements AutoCloseable {
 		broker.brokerProperty("transaction.state.log.min.isr", "1");
 		broker.brokerProperty("offsets.topic.replication.factor", "1");
 		broker.afterPropertiesSet();
-		return new BenchBroker(broker);
+		return new BenchBroker(broker, broker.getBrokersAsString());
 	}
 
 	String servers() {
-		return this.broker.getBrokersAsString();
+		return this.servers;
 	}
 
 	void topic(String name, int partitions) {
-		this.broker.addTopics(new NewTopic(name, Optional.of(partitions), Optional.empty()));
+		NewTopic topic = new NewTopic(name, Optional.of(partitions), Optional.empty());
+		if (this.broker != null) {
+			this.broker.addTopics(topic);
+			return;
+		}
+		try (Admin admin = Admin.create(Map.of("bootstrap.servers", this.servers))) {
+			admin.createTopics(List.of(topic)).all().get(1, TimeUnit.MINUTES);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while creating topic " + name, ex);
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			throw new IllegalStateException("Cannot create topic " + name, ex);
+		}
 	}
 
 	/**
@@ -74,7 +112,9 @@ final class BenchBroker implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.broker.destroy();
+		if (this.broker != null) {
+			this.broker.destroy();
+		}
 	}
 
 }

@@ -28,14 +28,16 @@ import org.postgresql.replication.PGReplicationStream;
  * decoding nothing; each Insert, Update and Delete becomes one record of the relay's mean
  * size ({@code key_bytes}, {@code value_bytes}, two headers of {@code header_bytes} in
  * all; {@code KafkaRelayLeg} prints its means), keyed by a counter so that records spread
- * over the partitions as the relay's do. They go to the same in-JVM broker and
+ * over the partitions as the relay's do. They go to the same kind of broker (the one
+ * {@code kafka=} names, else one in this JVM) and
  * {@code read_committed} reader as the relay's ({@code public.bench_rows}, 3 partitions),
  * through two transactional producers taken in turn with the relay's settings
  * (idempotence, {@code acks=all}, {@code batch.size} 256 KB): a Kafka transaction covers
- * up to {@code batch} (100) source transactions and commits, with an offset record, when
+ * up to {@code batch} (100) source transactions (the first: one, so that the reader's
+ * clock starts with the stream) and commits, with an offset record, when
  * the batch is full or nothing more is waiting on the socket, after which the slot is
  * acknowledged, as the relay commits. Arguments: {@code url= user= slot= publication=
- * expected= timeout=600 batch=100 key_bytes= value_bytes= header_bytes=}.
+ * expected= timeout=600 batch=100 key_bytes= value_bytes= header_bytes= kafka=}.
  */
 public final class KafkaProducerLeg {
 
@@ -50,9 +52,7 @@ public final class KafkaProducerLeg {
 		long expected = Long.parseLong(Tally.arg(args, "expected", null));
 		Tally tally = new Tally("kafka-producer", expected, false);
 		int batch = Integer.parseInt(Tally.arg(args, "batch", "100"));
-		Shape shape = new Shape(Integer.parseInt(Tally.arg(args, "key_bytes", "11")),
-				Integer.parseInt(Tally.arg(args, "value_bytes", "327")),
-				Integer.parseInt(Tally.arg(args, "header_bytes", "52")));
+		Shape shape = Shape.of(args);
 		String slot = Tally.arg(args, "slot", null);
 		Properties properties = new Properties();
 		PGProperty.USER.set(properties, Tally.arg(args, "user", "postgres"));
@@ -60,7 +60,7 @@ public final class KafkaProducerLeg {
 		PGProperty.ASSUME_MIN_SERVER_VERSION.set(properties, "10");
 		PGProperty.PREFER_QUERY_MODE.set(properties, "simple");
 		long timeoutNanos = TimeUnit.SECONDS.toNanos(Long.parseLong(Tally.arg(args, "timeout", "600")));
-		try (BenchBroker broker = BenchBroker.start()) {
+		try (BenchBroker broker = BenchBroker.of(args)) {
 			broker.topic(TOPIC, 3);
 			broker.topic(OFFSETS, 1);
 			boolean[] done = new boolean[1];
@@ -98,7 +98,7 @@ public final class KafkaProducerLeg {
 		}
 	}
 
-	private static KafkaProducer<byte[], byte[]> producer(BenchBroker broker, String transactionalId) {
+	static KafkaProducer<byte[], byte[]> producer(BenchBroker broker, String transactionalId) {
 		// RelayClientProperties.producer()'s settings.
 		Map<String, Object> properties = new HashMap<>();
 		properties.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.servers());
@@ -112,7 +112,14 @@ public final class KafkaProducerLeg {
 	}
 
 	/** The bytes of every record: a value and two headers, the same for each. */
-	private record Shape(int keyBytes, int valueBytes, int headerBytes) {
+	record Shape(int keyBytes, int valueBytes, int headerBytes) {
+
+		static Shape of(String[] args) {
+			return new Shape(Integer.parseInt(Tally.arg(args, "key_bytes", "11")),
+					Integer.parseInt(Tally.arg(args, "value_bytes", "327")),
+					Integer.parseInt(Tally.arg(args, "header_bytes", "52")));
+		}
+
 
 		byte[] value() {
 			byte[] value = new byte[this.valueBytes];
@@ -202,7 +209,9 @@ public final class KafkaProducerLeg {
 					}
 					else if (tag == 'C') {
 						this.lastCommit = this.stream.getLastReceiveLSN();
-						if (++this.sourceTransactions >= this.batch) {
+						// The first Kafka transaction holds one source transaction: the
+						// reader's clock starts with the stream, not 100 transactions in.
+						if (++this.sourceTransactions >= this.batch || this.transactions == 0) {
 							commit();
 						}
 					}

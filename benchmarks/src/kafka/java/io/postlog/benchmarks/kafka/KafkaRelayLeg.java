@@ -21,15 +21,17 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The Kafka relay of a Spring Boot application ({@code postlog.kafka.enabled=true}) on an
- * existing slot and publication, relaying {@code bench_rows} to an embedded KRaft broker
- * in the same JVM (topic {@code public.bench_rows}, 3 partitions); a
+ * existing slot and publication, relaying {@code bench_rows} to the KRaft broker
+ * {@code kafka=} names (a {@link BenchBrokerProcess}), else to one embedded in the same JVM
+ * (topic {@code public.bench_rows}, 3 partitions); a
  * {@code read_committed} consumer thread counts the records, so the leg's rate is from
  * the first record a consumer can read to the last. The relay writes the form
  * {@code postlog.kafka.format} names ({@code postlog}, {@code debezium} or
  * {@code cloudevents}, in its default binary mode); the reader checks that every record
  * is in that form, and the leg fails when one is not. Arguments: {@code url},
  * {@code user}, {@code slot}, {@code publication}, {@code expected}, {@code timeout}
- * (600), {@code format} ({@code postlog}) and {@code leg} ({@code kafka-relay}), each as
+ * (600), {@code format} ({@code postlog}), {@code leg} ({@code kafka-relay}) and
+ * {@code kafka} (none), each as
  * {@code key=value}. After the {@code RESULT} line it prints the records' mean key, value
  * and header bytes and the Kafka transactions ({@code KAFKA}): the shape the
  * {@code kafka-producer} floor sends.
@@ -45,7 +47,7 @@ public final class KafkaRelayLeg {
 		Tally tally = new Tally(Tally.arg(args, "leg", "kafka-relay"),
 				Long.parseLong(Tally.arg(args, "expected", null)), false);
 		AtomicLong misformed = new AtomicLong();
-		try (BenchBroker broker = BenchBroker.start()) {
+		try (BenchBroker broker = BenchBroker.of(args)) {
 			broker.topic("public.bench_rows", 3);
 			Map<String, Object> properties = new HashMap<>();
 			properties.put("spring.datasource.url", Tally.arg(args, "url", null));

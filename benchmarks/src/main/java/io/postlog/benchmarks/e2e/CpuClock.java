@@ -66,10 +66,50 @@ final class CpuClock {
 		throw new IllegalStateException("A child of the server stayed a zombie for a second");
 	}
 
-	/** The server's ticks so far, or {@code -1} while a child is a zombie. */
 	private long serverTicks() {
+		return serverTicks(this.postmaster);
+	}
+
+	/**
+	 * Returns the CPU seconds so far of the server whose postmaster has the given pid,
+	 * waiting up to 50 ms for a child that exited to be reaped; {@code -1} if one was
+	 * not.
+	 */
+	static double serverSeconds(long postmaster) {
+		for (int attempt = 0; attempt < 50; attempt++) {
+			long ticks = serverTicks(postmaster);
+			if (ticks >= 0) {
+				return (double) ticks / TICKS_PER_SECOND;
+			}
+			try {
+				Thread.sleep(1);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return -1;
+			}
+		}
+		return -1;
+	}
+
+	/**
+	 * Returns the CPU seconds (user and system) a process has used so far, {@code -1} if
+	 * it is gone.
+	 */
+	static double processSeconds(long pid) {
+		String[] fields = stat(pid);
+		return (fields != null) ? (double) (Long.parseLong(fields[11]) + Long.parseLong(fields[12])) / TICKS_PER_SECOND
+				: -1;
+	}
+
+	/**
+	 * The ticks so far of a server's processes: the postmaster's own and its reaped
+	 * children's, and those of its children alive now; {@code -1} while a child is a
+	 * zombie (its time in neither).
+	 */
+	private static long serverTicks(long postmaster) {
 		long ticks = 0;
-		String[] own = stat(this.postmaster);
+		String[] own = stat(postmaster);
 		for (int field = 11; field <= 14; field++) {
 			ticks += Long.parseLong(own[field]);
 		}
@@ -80,7 +120,7 @@ final class CpuClock {
 					continue;
 				}
 				String[] fields = stat(Long.parseLong(name));
-				if (fields != null && Long.parseLong(fields[1]) == this.postmaster) {
+				if (fields != null && Long.parseLong(fields[1]) == postmaster) {
 					if (fields[0].equals("Z")) {
 						return -1;
 					}

@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
  * keeps each change's commit-to-invocation delay. Besides the rates it reports the time
  * of the second half of the changes, this JVM's CPU time from the first change to the
  * last and over the second half ({@code window_cpu_s}, {@code second_half_cpu_s}), the
+ * server's and the Kafka broker's process's over the same first-to-last window when
+ * run-e2e.sh names them ({@code server_window_cpu_s}, {@code broker_window_cpu_s}), the
  * JIT compilers' time ({@code jit_s}) and the time of each tenth of the changes
  * ({@code RATE_TENTHS}). {@link #record} is called by one thread (the leg's listener);
  * {@link #awaitAndReport} by another.
@@ -62,6 +64,14 @@ public final class Tally {
 	private final long[] cpuNanos = { -1, -1, -1 };
 
 	/**
+	 * The server's and the Kafka broker's CPU seconds at the first change and at the
+	 * last, when run-e2e.sh names their processes ({@code BENCH_SERVER_PID}, the
+	 * postmaster; {@code BENCH_BROKER_PID}): the machine's other work over the same
+	 * window as {@code window_cpu_s}.
+	 */
+	private final double[][] others = { { -1, -1 }, { -1, -1 } };
+
+	/**
 	 * Creates a tally.
 	 * @param leg the leg's name, printed in the result
 	 * @param expected how many changes the leg must receive
@@ -102,6 +112,7 @@ public final class Tally {
 			this.firstNanos = now;
 			this.allocatedAtFirst = allocatedBytes();
 			this.cpuNanos[0] = cpuNanos();
+			readOthers(0);
 		}
 		if (this.latencyMicros != null && n < this.latencyMicros.length) {
 			this.latencyMicros[(int) n] = latencyMicros;
@@ -121,6 +132,7 @@ public final class Tally {
 		}
 		if (n + 1 == this.expected) {
 			this.cpuNanos[2] = cpuNanos();
+			readOthers(1);
 			this.lastEpochMillis = System.currentTimeMillis();
 			this.done.countDown();
 		}
@@ -159,6 +171,8 @@ public final class Tally {
 			line.append(String.format(Locale.ROOT, " window_cpu_s=%.2f second_half_cpu_s=%.2f",
 					(this.cpuNanos[2] - this.cpuNanos[0]) / 1e9, (this.cpuNanos[2] - this.cpuNanos[1]) / 1e9));
 		}
+		appendOther(line, "server_window_cpu_s", this.others[0]);
+		appendOther(line, "broker_window_cpu_s", this.others[1]);
 		long jit = jitMillis();
 		if (jit >= 0) {
 			// The JIT compilers' time until now, which on two cores is taken from the
@@ -202,6 +216,24 @@ public final class Tally {
 	private static long jitMillis() {
 		CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
 		return (jit != null && jit.isCompilationTimeMonitoringSupported()) ? jit.getTotalCompilationTime() : -1;
+	}
+
+	private void readOthers(int at) {
+		long server = pid("BENCH_SERVER_PID");
+		long broker = pid("BENCH_BROKER_PID");
+		this.others[0][at] = (server > 0) ? CpuClock.serverSeconds(server) : -1;
+		this.others[1][at] = (broker > 0) ? CpuClock.processSeconds(broker) : -1;
+	}
+
+	private static long pid(String variable) {
+		String value = System.getenv(variable);
+		return (value != null && !value.isBlank()) ? Long.parseLong(value.trim()) : -1;
+	}
+
+	private static void appendOther(StringBuilder line, String field, double[] seconds) {
+		if (seconds[0] >= 0 && seconds[1] >= 0) {
+			line.append(String.format(Locale.ROOT, " %s=%.2f", field, seconds[1] - seconds[0]));
+		}
 	}
 
 	/**

@@ -9,12 +9,12 @@ import org.jspecify.annotations.Nullable;
 /**
  * Reads every value of a change by column name, as a handler that uses the row would.
  */
-final class Touch {
+public final class Touch {
 
 	private Touch() {
 	}
 
-	static long change(Change change) {
+	public static long change(Change change) {
 		return row(change.before()) + row(change.after());
 	}
 

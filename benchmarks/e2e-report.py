@@ -495,6 +495,10 @@ if relay and spring_rate:
     if producer:
         reference += (f'; floor kafka-producer {producer:,.0f}/s = {producer / spring_rate:.2f}× the listener, '
                       f'relay {relay / producer:.2f}× its floor')
+    both = median_rate('kafka-listener-producer')
+    if both:
+        reference += (f'; floor with decoding kafka-listener-producer {both:,.0f}/s = {both / spring_rate:.2f}× '
+                      f'the listener, relay {relay / both:.2f}× it')
     relay_half, spring_half = median_half_rate('kafka-relay'), median_half_rate('spring-change')
     if relay_half and spring_half:
         reference += (f'; second half of the changes: relay {relay_half:,.0f}/s, listener {spring_half:,.0f}/s = '

@@ -84,20 +84,17 @@ final class ChangeJson {
 	}
 
 	/**
-	 * Writes the named columns of a row as an object, in the order given.
+	 * Writes the named columns of a row as an object, in the order given (a record's key:
+	 * the caller names columns the row holds with their values), through
+	 * {@link RowJson#row(StringBuilder, Row, java.util.Collection)} into one buffer.
 	 * @param row the row
 	 * @param columns the columns
 	 * @return the UTF-8 JSON
 	 */
 	static byte[] columns(Row row, List<String> columns) {
-		return write((json) -> {
-			json.writeStartObject();
-			for (String column : columns) {
-				json.writeName(column);
-				value(json, row.get(column));
-			}
-			json.writeEndObject();
-		});
+		StringBuilder json = new StringBuilder(2 + COLUMN_CHARS * columns.size());
+		RowJson.row(json, row, columns);
+		return json.toString().getBytes(StandardCharsets.UTF_8);
 	}
 
 	/**

@@ -8,7 +8,7 @@
 #                         [--rate TX_PER_S] [--slow-changes N] [--no-footprint] [--big-rows N]
 #                         [--outbox-seconds S] [--outbox-rate N] [--latency-runs K]
 #                         [--backfill-runs K] [--backfill-rate R] [--backfill-seconds S]
-#                         [--kafka-broker process|jvm] [--out FILE]
+#                         [--kafka-broker process|jvm] [--latency-together] [--out FILE]
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,6 +42,10 @@ BACKFILL_SECONDS=10
 # before each run of a leg, as a deployed broker is (BenchBrokerProcess); "jvm", inside the
 # leg's JVM, cold, as runs before 2026-12-06 17:00 UTC had it.
 KAFKA_BROKER=process
+# How the latency legs share a run: "turns", one after the other, each with a writer of its
+# own; "together" (--latency-together), all at once on one writer, each from a slot of its
+# own, so that every hiccup of the machine reaches every leg alike.
+LATENCY_MODE=turns
 OUT=$ROOT/benchmarks/RESULTS.md
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 
@@ -62,6 +66,7 @@ while [ $# -gt 0 ]; do
 		--backfill-rate) BACKFILL_RATE=$2; shift 2 ;;
 		--backfill-seconds) BACKFILL_SECONDS=$2; shift 2 ;;
 		--kafka-broker) KAFKA_BROKER=$2; shift 2 ;;
+		--latency-together) LATENCY_MODE=together; shift ;;
 		--out) OUT=$2; shift 2 ;;
 		-h|--help) sed -n 2,11p "$0"; exit 0 ;;
 		*) echo "unknown argument: $1" >&2; exit 2 ;;
@@ -364,45 +369,73 @@ done
 # --- latency ------------------------------------------------------------------------------
 : >"$WORK/latency.tsv"
 # Appends to latency.tsv: leg run total p50 p99 max achieved behind steady_p50 steady_p99
-# steady_max. Each run of each leg reads a slot of its own, created just before it; the
-# legs take turns within a run, so load drifts over the runs touch every leg alike.
-if [ "$LATENCY_SECONDS" -gt 0 ]; then
+# steady_max mode. Each run of each leg reads a slot of its own, created just before it. In
+# turns, the legs take turns within a run, so load drifts over the runs touch every leg
+# alike; together, they read at once what one writer commits.
+LATENCY_LEGS=()
+for leg in pgjdbc-raw pgjdbc-handoff core-binary spring-change debezium-connect; do
+	has_leg "$leg" && LATENCY_LEGS+=("$leg")
+done
+latency_start() { # leg run index: starts the leg on a new slot, in the background
+	local leg=$1 lat_run=$2 slot="lat_${1//-/_}_$2" lat_log="$WORK/legs/$1-latency-$2"
+	sql "SELECT 1 FROM pg_create_logical_replication_slot('$slot', 'pgoutput')" >/dev/null
+	read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$((RATE * LATENCY_SECONDS))" true "$lat_log.ready") warmup=$((RATE * LATENCY_WARMUP))"
+	"${cmd[@]}" >"$lat_log.log" 2>&1 &
+	LATENCY_PIDS[$leg]=$!
+}
+latency_await_ready() { # leg run
+	local lat_log="$WORK/legs/$1-latency-$2" pid=${LATENCY_PIDS[$1]}
+	for _ in $(seq 1 240); do [ -f "$lat_log.ready" ] || ! kill -0 "$pid" 2>/dev/null && break; sleep 0.5; done
+	[ -f "$lat_log.ready" ] || { tail -20 "$lat_log.log" >&2; die "leg $1 did not start"; }
+}
+latency_write() { # index log: one writer, RATE single-row transactions a second
+	"${JAVA[@]}" io.postlog.benchmarks.e2e.LatencyWriter url="$URL" user=postgres rate="$RATE" \
+		seconds="$LATENCY_SECONDS" connections="$WRITER_CONNECTIONS" firstId=$((100000000 * $1)) \
+		>"$2" 2>&1 || { cat "$2" >&2; die "writer failed"; }
+}
+latency_finish() { # leg run writer-log
+	local leg=$1 lat_run=$2 writer_log=$3 lat_log="$WORK/legs/$1-latency-$2"
+	wait "${LATENCY_PIDS[$leg]}" || { tail -20 "$lat_log.log" >&2; die "latency leg $leg failed"; }
+	local line writer p50 p99 max achieved behind sp50 sp99 smax
+	line=$(grep '^RESULT ' "$lat_log.log")
+	writer=$(grep '^WRITER ' "$writer_log")
+	p50=$(sed -n 's/.* p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+	p99=$(sed -n 's/.* p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+	max=$(sed -n 's/.* max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+	achieved=$(sed -n 's/.* rate=\([0-9.]*\).*/\1/p' <<<"$writer")
+	behind=$(sed -n 's/.* max_behind_ms=\([0-9.]*\).*/\1/p' <<<"$writer")
+	sp50=$(sed -n 's/.* steady_p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+	sp99=$(sed -n 's/.* steady_p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+	smax=$(sed -n 's/.* steady_max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$lat_run" "$((RATE * LATENCY_SECONDS))" \
+		"$p50" "$p99" "$max" "$achieved" "$behind" "$sp50" "$sp99" "$smax" "$LATENCY_MODE" >>"$WORK/latency.tsv"
+	log "latency $leg (run $lat_run): p50 $p50 ms, p99 $p99 ms, max $max ms, after warm-up p99 $sp99 ms (writer $achieved tx/s)"
+	sql "SELECT 1 FROM pg_drop_replication_slot('lat_${leg//-/_}_$lat_run')" >/dev/null
+}
+declare -A LATENCY_PIDS=()
+if [ "$LATENCY_SECONDS" -gt 0 ] && [ "${#LATENCY_LEGS[@]}" -gt 0 ]; then
 	lat_index=0
 	for lat_run in $(seq 1 "$LATENCY_RUNS"); do
-	for leg in pgjdbc-raw pgjdbc-handoff core-binary spring-change debezium-connect; do
-		has_leg "$leg" || continue
-		lat_index=$((lat_index + 1))
-		slot="lat_${leg//-/_}_$lat_run"
-		sql "SELECT 1 FROM pg_create_logical_replication_slot('$slot', 'pgoutput')" >/dev/null
-		total=$((RATE * LATENCY_SECONDS))
-		lat_log="$WORK/legs/$leg-latency-$lat_run"
-		ready="$lat_log.ready"
-		read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$total" true "$ready") warmup=$((RATE * LATENCY_WARMUP))"
-		"${cmd[@]}" >"$lat_log.log" 2>&1 &
-		pid=$!
-		for _ in $(seq 1 240); do [ -f "$ready" ] || ! kill -0 "$pid" 2>/dev/null && break; sleep 0.5; done
-		[ -f "$ready" ] || { tail -20 "$lat_log.log" >&2; die "leg $leg did not start"; }
-		sleep 2
-		log "latency: $leg (run $lat_run), $RATE single-row transactions/s for $LATENCY_SECONDS s"
-		"${JAVA[@]}" io.postlog.benchmarks.e2e.LatencyWriter url="$URL" user=postgres rate="$RATE" \
-			seconds="$LATENCY_SECONDS" connections="$WRITER_CONNECTIONS" firstId=$((100000000 * lat_index)) \
-			>"$lat_log-writer.log" 2>&1 || { cat "$lat_log-writer.log" >&2; die "writer failed"; }
-		wait "$pid" || { tail -20 "$lat_log.log" >&2; die "latency leg $leg failed"; }
-		line=$(grep '^RESULT ' "$lat_log.log")
-		writer=$(grep '^WRITER ' "$lat_log-writer.log")
-		p50=$(sed -n 's/.* p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-		p99=$(sed -n 's/.* p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-		max=$(sed -n 's/.* max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-		achieved=$(sed -n 's/.* rate=\([0-9.]*\).*/\1/p' <<<"$writer")
-		behind=$(sed -n 's/.* max_behind_ms=\([0-9.]*\).*/\1/p' <<<"$writer")
-		sp50=$(sed -n 's/.* steady_p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-		sp99=$(sed -n 's/.* steady_p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-		smax=$(sed -n 's/.* steady_max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$lat_run" "$total" "$p50" "$p99" "$max" \
-			"$achieved" "$behind" "$sp50" "$sp99" "$smax" >>"$WORK/latency.tsv"
-		log "latency $leg (run $lat_run): p50 $p50 ms, p99 $p99 ms, max $max ms, after warm-up p99 $sp99 ms (writer $achieved tx/s)"
-		sql "SELECT 1 FROM pg_drop_replication_slot('$slot')" >/dev/null
-	done
+		if [ "$LATENCY_MODE" = together ]; then
+			lat_index=$((lat_index + 1))
+			for leg in "${LATENCY_LEGS[@]}"; do latency_start "$leg" "$lat_run"; done
+			for leg in "${LATENCY_LEGS[@]}"; do latency_await_ready "$leg" "$lat_run"; done
+			sleep 2
+			log "latency: ${LATENCY_LEGS[*]} together (run $lat_run), $RATE single-row transactions/s for $LATENCY_SECONDS s"
+			writer_log="$WORK/legs/together-latency-$lat_run-writer.log"
+			latency_write "$lat_index" "$writer_log"
+			for leg in "${LATENCY_LEGS[@]}"; do latency_finish "$leg" "$lat_run" "$writer_log"; done
+			continue
+		fi
+		for leg in "${LATENCY_LEGS[@]}"; do
+			lat_index=$((lat_index + 1))
+			latency_start "$leg" "$lat_run"
+			latency_await_ready "$leg" "$lat_run"
+			sleep 2
+			log "latency: $leg (run $lat_run), $RATE single-row transactions/s for $LATENCY_SECONDS s"
+			latency_write "$lat_index" "$WORK/legs/$leg-latency-$lat_run-writer.log"
+			latency_finish "$leg" "$lat_run" "$WORK/legs/$leg-latency-$lat_run-writer.log"
+		done
 	done
 fi
 
@@ -565,8 +598,10 @@ export BIG_ROWS ROWS RUNS EXPECTED FILTERED_EXPECTED LEGS LATENCY_SECONDS LATENC
 export JAVA_VERSION="$(java -version 2>&1 | head -2 | tr '\n' ' ')"
 export CPU_MODEL="$(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1)"
 export NPROC="$(nproc)" MEMORY="$(free -h | awk '/^Mem:/ { print $2 }')"
-export OUTBOX_SECONDS OUTBOX_RATE LATENCY_RUNS BACKFILL_RUNS BACKFILL_RATE BACKFILL_SECONDS KAFKA_BROKER
-export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES --big-rows $BIG_ROWS --outbox-seconds $OUTBOX_SECONDS --outbox-rate $OUTBOX_RATE --latency-runs $LATENCY_RUNS --backfill-runs $BACKFILL_RUNS --backfill-rate $BACKFILL_RATE --backfill-seconds $BACKFILL_SECONDS --kafka-broker $KAFKA_BROKER"
+LATENCY_FLAG=
+[ "$LATENCY_MODE" = together ] && LATENCY_FLAG=' --latency-together'
+export OUTBOX_SECONDS OUTBOX_RATE LATENCY_RUNS LATENCY_MODE BACKFILL_RUNS BACKFILL_RATE BACKFILL_SECONDS KAFKA_BROKER
+export COMMAND="benchmarks/run-e2e.sh --rows $ROWS --runs $RUNS --legs $LEGS --latency-seconds $LATENCY_SECONDS --rate $RATE --slow-changes $SLOW_CHANGES --big-rows $BIG_ROWS --outbox-seconds $OUTBOX_SECONDS --outbox-rate $OUTBOX_RATE --latency-runs $LATENCY_RUNS --backfill-runs $BACKFILL_RUNS --backfill-rate $BACKFILL_RATE --backfill-seconds $BACKFILL_SECONDS --kafka-broker $KAFKA_BROKER${LATENCY_FLAG}"
 python3 "$ROOT/benchmarks/e2e-report.py" "$WORK/results.tsv" "$WORK/latency.tsv" "$WORK/footprint.tsv" \
 	"$WORK/slow.tsv" "$WORK/big.tsv" "$WORK/outbox.tsv" "$WORK/backfill.txt" >"$OUT"
 log "wrote $OUT"

@@ -254,7 +254,7 @@ final class StreamReader implements Runnable {
 			boolean complete = !this.assembler.inTransaction();
 			if (complete && pending.peekLast() instanceof Event.Commit && this.handOff.takerWaiting()) {
 				// Not even a look behind the commit: the server's keepalive usually
-				// comes right after it, and answering it would come first.
+				// comes right after it, and reading it would come first.
 				return;
 			}
 			ByteBuffer payload = read(complete ? Duration.ZERO : NEXT_MESSAGE);

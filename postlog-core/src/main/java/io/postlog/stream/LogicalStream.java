@@ -17,10 +17,11 @@ public interface LogicalStream extends AutoCloseable {
 
 	/**
 	 * Returns the next message's payload (one output plugin message, for pgoutput one
-	 * protocol message), waiting at most {@code timeout}. Keepalives are answered inside,
-	 * with the acknowledged position; one that asks for a reply while the acknowledged
-	 * position is behind what was received is answered without a flushed position, so
-	 * that a stopping server's walsender can exit (the slot does not move).
+	 * protocol message), waiting at most {@code timeout}. Keepalives are handled inside:
+	 * each moves the received position on, and one that asks for a reply is answered with
+	 * the acknowledged position, or, while that is behind what was received, without a
+	 * flushed position, so that a stopping server's walsender can exit (the slot does not
+	 * move). Others are not answered: the owner's {@link #sendStatus()} reports them.
 	 * @param timeout the longest time to wait
 	 * @return the payload, valid until the next call, or {@code null} if none arrived
 	 * @throws io.postlog.admin.ConnectionLostException if the server closed the

@@ -38,9 +38,15 @@ import org.slf4j.LoggerFactory;
  * to {@link #MAX_PARK_NANOS}.
  * <p>
  * <b>Status.</b> The owner decides when the server hears its acknowledged position
- * ({@link #sendStatus()}); inside {@link #read} each keepalive is answered at once, as
- * pgjdbc's own stream did, with the last received position as written and the
- * acknowledged position as flushed and applied.
+ * ({@link #sendStatus()}); inside {@link #read} a keepalive that asks for a reply is
+ * answered at once, with the last received position as written and the acknowledged
+ * position as flushed and applied. One that does not ask only moves the received position
+ * on, which the owner's next status reports, as pgjdbc's own stream and
+ * {@code pg_recvlogical} do: a walsender sends such a keepalive whenever it goes to wait
+ * for WAL while the client's reported positions are behind what it sent, that is after
+ * nearly every transaction of a busy stream, so answering each would cost a write here
+ * and a wake-up of the walsender per transaction. The owner's regular status (within
+ * {@code wal_sender_timeout}) keeps the walsender from asking.
  * <p>
  * <b>A server that shuts down is not held.</b> A walsender asked to stop (any shutdown
  * mode but {@code immediate}) sends everything it has, then waits in {@code WalSndDone}
@@ -230,7 +236,10 @@ final class PgLogicalStream implements LogicalStream {
 		if (walEnd.isAfter(this.received)) {
 			this.received = walEnd;
 		}
-		if (replyRequested && this.acknowledged.isBefore(this.received)) {
+		if (!replyRequested) {
+			return;
+		}
+		if (this.acknowledged.isBefore(this.received)) {
 			logger.debug(
 					"Slot '{}': the server asks for a reply while {} is acknowledged and {} received; reporting "
 							+ "{} as written and nothing as flushed, so that a stopping walsender can exit",

@@ -74,12 +74,45 @@ class PgLogicalStreamIntegrationTests {
 			stream.acknowledge(end);
 			stream.acknowledge(created);
 			Lsn acknowledged = end;
+			// The server hears it from the owner's status; keepalives that ask for
+			// nothing are not answered.
 			await().atMost(WAIT).until(() -> {
+				stream.sendStatus();
 				stream.read(Duration.ofMillis(100));
 				return fixture.confirmedFlushLsn().equals(acknowledged);
 			});
 		}
 		assertThat(fixture.confirmedFlushLsn()).isEqualTo(end);
+	}
+
+	@Test
+	void keepalivesThatAskForNoReplyAreNotAnsweredTheOwnersStatusReportsThem(PostgresDatabase database) {
+		StreamFixture fixture = new StreamFixture(database, "quiet").withSlot();
+		// No status falls due on its own in this test; the server's default
+		// wal_sender_timeout asks for a reply only after 30 s of silence.
+		try (LogicalStream stream = fixture.open(Duration.ofMinutes(1))) {
+			assertThat(stream.read(Duration.ofMillis(200))).isNull();
+			String writtenBefore = fixture.senderColumn("write_lsn");
+			fixture.insert(1);
+			List<byte[]> messages = StreamFixture.readTransaction(stream, WAIT);
+			Lsn end = StreamFixture.commitEndLsn(messages.get(messages.size() - 1));
+			// Waiting for more WAL while the client has reported nothing of what it was
+			// sent, the walsender sends keepalives that ask for no reply.
+			long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+			while (System.nanoTime() < until) {
+				ByteBuffer message = stream.read(Duration.ofMillis(200));
+				if (message != null) {
+					assertThat((char) message.get(0)).isIn('B', 'C');
+				}
+			}
+			assertThat(fixture.senderColumn("write_lsn")).isEqualTo(writtenBefore);
+			stream.sendStatus();
+			await().atMost(WAIT).until(() -> {
+				stream.read(Duration.ofMillis(100));
+				String written = fixture.senderColumn("write_lsn");
+				return written != null && !Lsn.parse(written).isBefore(end);
+			});
+		}
 	}
 
 	@Test

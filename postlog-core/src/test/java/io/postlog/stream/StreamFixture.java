@@ -128,6 +128,23 @@ final class StreamFixture {
 		}
 	}
 
+	/**
+	 * A column of {@code pg_stat_replication} for the walsender that holds the slot, as
+	 * text.
+	 */
+	@Nullable String senderColumn(String column) {
+		try (Connection connection = this.database.connect();
+				Statement statement = connection.createStatement();
+				ResultSet row = statement.executeQuery("SELECT r." + column + "::text FROM pg_stat_replication r"
+						+ " JOIN pg_replication_slots s ON s.active_pid = r.pid WHERE s.slot_name = '" + this.slot
+						+ "'")) {
+			return row.next() ? row.getString(1) : null;
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	Lsn confirmedFlushLsn() {
 		return Lsn.parse(slotColumn("confirmed_flush_lsn"));
 	}

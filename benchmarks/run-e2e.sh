@@ -380,7 +380,7 @@ latency_start() { # leg run index: starts the leg on a new slot, in the backgrou
 	local leg=$1 lat_run=$2 slot="lat_${1//-/_}_$2" lat_log="$WORK/legs/$1-latency-$2"
 	sql "SELECT 1 FROM pg_create_logical_replication_slot('$slot', 'pgoutput')" >/dev/null
 	read -r -a cmd <<<"$(leg_command "$leg" "$slot" "$((RATE * LATENCY_SECONDS))" true "$lat_log.ready") warmup=$((RATE * LATENCY_WARMUP))"
-	BENCH_SERVER_PID=$(head -1 "$WORK/pg/data/postmaster.pid") "${cmd[@]}" >"$lat_log.log" 2>&1 &
+	"${cmd[@]}" >"$lat_log.log" 2>&1 &
 	LATENCY_PIDS[$leg]=$!
 }
 latency_await_ready() { # leg run
@@ -409,7 +409,7 @@ latency_finish() { # leg run writer-log
 	smax=$(sed -n 's/.* steady_max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$lat_run" "$((RATE * LATENCY_SECONDS))" \
 		"$p50" "$p99" "$max" "$achieved" "$behind" "$sp50" "$sp99" "$smax" "$LATENCY_MODE" >>"$WORK/latency.tsv"
-	log "latency $leg (run $lat_run): p50 $p50 ms, p99 $p99 ms, max $max ms, after warm-up p99 $sp99 ms (writer $achieved tx/s; CPU s first→last: client $(sed -n 's/.* window_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line"), server $(sed -n 's/.* server_window_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line"))"
+	log "latency $leg (run $lat_run): p50 $p50 ms, p99 $p99 ms, max $max ms, after warm-up p99 $sp99 ms (writer $achieved tx/s; client CPU s first→last $(sed -n 's/.* window_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line"))"
 	sql "SELECT 1 FROM pg_drop_replication_slot('lat_${leg//-/_}_$lat_run')" >/dev/null
 }
 declare -A LATENCY_PIDS=()

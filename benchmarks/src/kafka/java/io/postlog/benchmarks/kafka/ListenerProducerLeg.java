@@ -200,6 +200,11 @@ public final class ListenerProducerLeg {
 						commit();
 					}
 				}
+				catch (RuntimeException ex) {
+					// The leg fails with its cause, not later on a count that never came.
+					System.out.println("idle commit failed: " + ex);
+					System.exit(1);
+				}
 				finally {
 					this.lock.unlock();
 				}

@@ -74,6 +74,8 @@ while [ $# -gt 0 ]; do
 done
 
 die() { echo "run-e2e: $*" >&2; exit 1; }
+# The value of NAME= in a line of NAME=VALUE fields (a leg's RESULT line, the writer's).
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
 log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 
 [ $((ROWS % 10000)) -eq 0 ] && [ "$ROWS" -gt 0 ] || die "--rows must be a positive multiple of 10000"
@@ -341,17 +343,17 @@ run_leg() {
 		local line
 		line=$(grep '^RESULT ' "$out" || true)
 		[ -n "$line" ] || { tail -20 "$out" >&2; die "leg $leg (run $run) printed no RESULT"; }
-		changes=$(sed -n 's/.* changes=\([0-9]*\).*/\1/p' <<<"$line")
-		f2l=$(sed -n 's/.* first_to_last_s=\([0-9.]*\).*/\1/p' <<<"$line")
-		wall=$(sed -n 's/.* wall_s=\([0-9.]*\).*/\1/p' <<<"$line")
+		changes=$(field changes "$line")
+		f2l=$(field first_to_last_s "$line")
+		wall=$(field wall_s "$line")
 		[ "$changes" -eq "$expected" ] || die "leg $leg (run $run) received $changes changes, expected $expected"
-		alloc=$(sed -n 's/.* alloc_bytes_per_change=\([0-9]*\).*/\1/p' <<<"$line")
-		half=$(sed -n 's/.* second_half_s=\([0-9.]*\).*/\1/p' <<<"$line")
-		jit=$(sed -n 's/.* jit_s=\([0-9.]*\).*/\1/p' <<<"$line")
-		window_cpu=$(sed -n 's/.* window_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line")
-		half_cpu=$(sed -n 's/.* second_half_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line")
-		server_cpu=$(sed -n 's/.* server_window_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line")
-		broker_cpu=$(sed -n 's/.* broker_window_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line")
+		alloc=$(field alloc_bytes_per_change "$line")
+		half=$(field second_half_s "$line")
+		jit=$(field jit_s "$line")
+		window_cpu=$(field window_cpu_s "$line")
+		half_cpu=$(field second_half_cpu_s "$line")
+		server_cpu=$(field server_window_cpu_s "$line")
+		broker_cpu=$(field broker_window_cpu_s "$line")
 	fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$run" "$changes" "$f2l" "$wall" "$cpu" \
 		"$rss" "${alloc:--}" "${half:--}" "${jit:--}" "${window_cpu:--}" "${half_cpu:--}" "${server_cpu:--}" "${broker_cpu:--}" \
@@ -399,17 +401,17 @@ latency_finish() { # leg run writer-log
 	local line writer p50 p99 max achieved behind sp50 sp99 smax
 	line=$(grep '^RESULT ' "$lat_log.log")
 	writer=$(grep '^WRITER ' "$writer_log")
-	p50=$(sed -n 's/.* p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-	p99=$(sed -n 's/.* p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-	max=$(sed -n 's/.* max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-	achieved=$(sed -n 's/.* rate=\([0-9.]*\).*/\1/p' <<<"$writer")
-	behind=$(sed -n 's/.* max_behind_ms=\([0-9.]*\).*/\1/p' <<<"$writer")
-	sp50=$(sed -n 's/.* steady_p50_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-	sp99=$(sed -n 's/.* steady_p99_ms=\([0-9.]*\).*/\1/p' <<<"$line")
-	smax=$(sed -n 's/.* steady_max_ms=\([0-9.]*\).*/\1/p' <<<"$line")
+	p50=$(field p50_ms "$line")
+	p99=$(field p99_ms "$line")
+	max=$(field max_ms "$line")
+	achieved=$(field rate "$writer")
+	behind=$(field max_behind_ms "$writer")
+	sp50=$(field steady_p50_ms "$line")
+	sp99=$(field steady_p99_ms "$line")
+	smax=$(field steady_max_ms "$line")
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$leg" "$lat_run" "$((RATE * LATENCY_SECONDS))" \
 		"$p50" "$p99" "$max" "$achieved" "$behind" "$sp50" "$sp99" "$smax" "$LATENCY_MODE" >>"$WORK/latency.tsv"
-	log "latency $leg (run $lat_run): p50 $p50 ms, p99 $p99 ms, max $max ms, after warm-up p99 $sp99 ms (writer $achieved tx/s; client CPU s first→last $(sed -n 's/.* window_cpu_s=\([0-9.]*\).*/\1/p' <<<"$line"))"
+	log "latency $leg (run $lat_run): p50 $p50 ms, p99 $p99 ms, max $max ms, after warm-up p99 $sp99 ms (writer $achieved tx/s; client CPU s first→last $(field window_cpu_s "$line"))"
 	sql "SELECT 1 FROM pg_drop_replication_slot('lat_${leg//-/_}_$lat_run')" >/dev/null
 }
 declare -A LATENCY_PIDS=()
@@ -447,11 +449,11 @@ if [ "$SLOW_CHANGES" -gt 0 ]; then
 		keys=1000 sleepMicros=2000 lanes=1,8 >"$WORK/legs/slow-listener.log" 2>&1 \
 		|| { tail -20 "$WORK/legs/slow-listener.log" >&2; die "slow-listener run failed"; }
 	grep '^SLOW ' "$WORK/legs/slow-listener.log" | while read -r line; do
-		lanes=$(sed -n 's/.* lanes=\([0-9]*\).*/\1/p' <<<"$line")
-		changes=$(sed -n 's/.* changes=\([0-9]*\).*/\1/p' <<<"$line")
-		seconds=$(sed -n 's/.* seconds=\([0-9.]*\).*/\1/p' <<<"$line")
-		rate=$(sed -n 's/.* rate=\([0-9.]*\).*/\1/p' <<<"$line")
-		order=$(sed -n 's/.* order=\([a-z0-9-]*\).*/\1/p' <<<"$line")
+		lanes=$(field lanes "$line")
+		changes=$(field changes "$line")
+		seconds=$(field seconds "$line")
+		rate=$(field rate "$line")
+		order=$(field order "$line")
 		printf '%s\t%s\t%s\t%s\t%s\n' "$lanes" "$changes" "$seconds" "$rate" "$order" >>"$WORK/slow.tsv"
 		log "slow listener, $lanes lane(s): $rate changes/s, per-key order $order"
 	done
@@ -487,8 +489,8 @@ if [ "$BIG_ROWS" -gt 0 ]; then
 				jsonb_build_object('qty', g % 10, 'sku', 'A-' || g) FROM generate_series(1, $BIG_ROWS) g" >/dev/null
 			wait "$pid" || { tail -20 "$out" >&2; die "large-transaction leg $mode (run $run) failed"; }
 			line=$(grep '^RESULT ' "$out")
-			c2l=$(sed -n 's/.* commit_to_last_ms=\([0-9]*\).*/\1/p' <<<"$line")
-			f2l=$(sed -n 's/.* first_to_last_s=\([0-9.]*\).*/\1/p' <<<"$line")
+			c2l=$(field commit_to_last_ms "$line")
+			f2l=$(field first_to_last_s "$line")
 			spilled=$(sed -n 's/^SPILLED bytes=\([0-9]*\).*/\1/p' "$out")
 			cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$WORK/legs/big-$mode-$run.time")
 			rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$WORK/legs/big-$mode-$run.time")
@@ -516,11 +518,13 @@ if [ "$OUTBOX_SECONDS" -gt 0 ]; then
 			seconds="$OUTBOX_SECONDS" warmup="$LATENCY_WARMUP" slot="outbox_latency_$ob_run" >"$ob_log" 2>&1 \
 			|| { tail -20 "$ob_log" >&2; die "outbox latency run failed"; }
 		line=$(grep '^OUTBOX ' "$ob_log")
-		field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$line"; }
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$ob_run" "$(field events)" "$(field rate)" \
-			"$(field max_behind_ms)" "$(field p50_ms)" "$(field p99_ms)" "$(field max_ms)" "$(field steady_p50_ms)" \
-			"$(field steady_p99_ms)" "$(field steady_max_ms)" "$(cut -d' ' -f1 /proc/loadavg)" >>"$WORK/outbox.tsv"
-		log "outbox (run $ob_run): p50 $(field p50_ms) ms, p99 $(field p99_ms) ms, after warm-up p99 $(field steady_p99_ms) ms"
+		values=()
+		for name in events rate max_behind_ms p50_ms p99_ms max_ms steady_p50_ms steady_p99_ms steady_max_ms; do
+			values+=("$(field "$name" "$line")")
+		done
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$ob_run" "${values[@]}" "$(cut -d' ' -f1 /proc/loadavg)" \
+			>>"$WORK/outbox.tsv"
+		log "outbox (run $ob_run): p50 $(field p50_ms "$line") ms, p99 $(field p99_ms "$line") ms, after warm-up p99 $(field steady_p99_ms "$line") ms"
 	done
 fi
 

@@ -38,9 +38,7 @@ import org.slf4j.LoggerFactory;
  * change already given to the subscriptions). SQL holds quoted catalog names, numbers
  * and, for the key to read on from, the key's own text as string literals
  * ({@code standard_conforming_strings} on): no other text. Stateless; the connection is
- * the caller's and used by one thread at a time: during a chunk's {@code COPY}, a thread
- * the read starts reads the server's rows ahead of the caller, which decodes them, and
- * the read returns once that thread has ended.
+ * the caller's and used by one thread at a time.
  */
 public final class BackfillReader {
 
@@ -252,10 +250,12 @@ public final class BackfillReader {
 				return chunk;
 			}
 			catch (Error error) {
-				// Out of memory (or another error) while reading: nothing in this JVM
-				// can be trusted to roll back or retry. The error ends the backfill's
-				// thread, which fails the consumer at once; its stop closes the
-				// connection.
+				// Out of memory (or another error) inside the COPY: the connection is
+				// still
+				// in it, so a rollback would wait on it for ever, and nothing in this JVM
+				// can be trusted to retry. The error ends the backfill's thread, which
+				// fails
+				// the consumer at once; its stop closes the connection.
 				done = true;
 				throw error;
 			}
@@ -350,17 +350,13 @@ public final class BackfillReader {
 			ReadVisibility visibility) throws SQLException {
 		TablePlan plan = table.plan;
 		CopyOut copy = connection.unwrap(PGConnection.class).getCopyAPI().copyOut(sql);
+		CopyRows copyRows = CopyRows.of(new CopyInput(copy::readFromCopy), binary);
 		int keys = table.keyPositions.length;
 		CopyFields fields = new CopyFields(keys + plan.columnNames.size());
 		List<BackfillRow> rows = new ArrayList<>();
 		byte[][] lastKey = null;
 		int tableHash = plan.table.hashCode();
-		// The server's rows are read on while these are decoded. Closing waits for the
-		// end of the COPY, reading and dropping what is left after a value that does not
-		// decode or malformed data: the connection rolls back only once it has ended.
-		try (CopyPrefetch prefetch = CopyPrefetch.start(copy::readFromCopy,
-				Thread.currentThread().getName() + "-copy")) {
-			CopyRows copyRows = CopyRows.of(new CopyInput(prefetch), binary);
+		try {
 			while (copyRows.next(fields)) {
 				rows.add(row(table, fields, binary, tableHash));
 				// The fields are slices of the data, valid until the next row: the key's
@@ -370,6 +366,13 @@ public final class BackfillReader {
 					lastKey[i] = fields.copy(i);
 				}
 			}
+		}
+		catch (RuntimeException | SQLException ex) {
+			// A value that does not decode, or malformed data: the COPY may still
+			// run, and the connection rolls back only once it has ended (pgjdbc
+			// waits for it).
+			discardRest(copy, ex);
+			throw ex;
 		}
 		return new BackfillChunk(rows, (lastKey != null) ? text(lastKey) : null, visibility);
 	}
@@ -398,6 +401,17 @@ public final class BackfillReader {
 			}
 		}
 		return new BackfillRow(Row.ofOwned(plan.columns, values), key, route, bytes);
+	}
+
+	private static void discardRest(CopyOut copy, Throwable failure) {
+		try {
+			while (copy.isActive() && copy.readFromCopy() != null) {
+				// The rest of the chunk is not wanted.
+			}
+		}
+		catch (SQLException ex) {
+			failure.addSuppressed(ex);
+		}
 	}
 
 	private static List<String> text(byte[][] key) {

@@ -167,8 +167,10 @@ log "build (./mvnw -pl benchmarks -am ${PROFILE[*]} package)"
 	dependency:build-classpath -Dmdep.outputFile=target/classpath.txt -DincludeScope=runtime) \
 	>"$WORK/build.log" 2>&1 || { cat "$WORK/build.log" >&2; die "build failed"; }
 CP="$ROOT/benchmarks/target/classes:$(cat "$ROOT/benchmarks/target/classpath.txt")"
-# E2E_JAVA_OPTS: extra JVM flags for the Java legs, e.g. -XX:StartFlightRecording=filename=/tmp/%p.jfr
+# E2E_JAVA_OPTS: extra JVM flags for the Java legs, e.g. -XX:StartFlightRecording=filename=/tmp/%p.jfr;
+# E2E_BROKER_JAVA_OPTS: the same for the Kafka broker's process (--kafka-broker process).
 read -r -a JAVA_OPTS <<<"${E2E_JAVA_OPTS:-}"
+read -r -a BROKER_JAVA_OPTS <<<"${E2E_BROKER_JAVA_OPTS:-}"
 JAVA=(java "${JAVA_OPTS[@]}" -cp "$CP")
 
 # --- workload -----------------------------------------------------------------------------
@@ -281,7 +283,7 @@ process_cpu() {
 # (BenchBrokerProcess); sets BROKER_PID and BROKER_SERVERS. Its log: $1.log.
 start_broker() {
 	local base=$1
-	java -cp "$CP" io.postlog.benchmarks.kafka.BenchBrokerProcess ready="$base.ready" >"$base.log" 2>&1 &
+	java "${BROKER_JAVA_OPTS[@]}" -cp "$CP" io.postlog.benchmarks.kafka.BenchBrokerProcess ready="$base.ready" >"$base.log" 2>&1 &
 	BROKER_PID=$!
 	local waited=0
 	until [ -s "$base.ready" ]; do

@@ -1,5 +1,6 @@
 package io.postlog.benchmarks.e2e;
 
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -39,16 +40,16 @@ import org.postgresql.copy.CopyOut;
  * snapshot's rate, and the latency of the streamed changes with and without the backfill,
  * in one JVM and run. Per run: the initial snapshot's reader (parallelism 2, the default)
  * over the table into a counting sink; then a consumer with backfills streaming a small
- * table into which a writer commits {@code rate} single-row transactions a second,
- * measured for {@code seconds} without a backfill, then while the whole table is
- * backfilled, then while another session reads the table the backfill's way at the rate
- * the backfill just ran at and throws the rows away (the reference: what the server and
- * the machine alone cost the stream at that rate), and once more unpaced. Before the
- * stream: the consumer's snapshot again with one reader in the backfill's chunks, and the
- * unpaced key-order read alone (the floors of a backfill's rate). Latency is delivery
- * time minus commit time (one machine, one clock). Prints {@code RESULT} lines; those of
- * the reads and of the backfill also carry the CPU seconds this JVM and the server spent
- * meanwhile ({@link CpuClock}). Arguments:
+ * table into which a writer (a process of its own, since 2026-12-07) commits {@code rate}
+ * single-row transactions a second, measured for {@code seconds} without a backfill, then
+ * while the whole table is backfilled, then while another session reads the table the
+ * backfill's way at the rate the backfill just ran at and throws the rows away (the
+ * reference: what the server and the machine alone cost the stream at that rate), and
+ * once more unpaced. Before the stream: the consumer's snapshot again with one reader in
+ * the backfill's chunks, and the unpaced key-order read alone (the floors of a backfill's
+ * rate). Latency is delivery time minus commit time (one machine, one clock). Prints
+ * {@code RESULT} lines; those of the reads and of the backfill also carry the CPU seconds
+ * this JVM and the server spent meanwhile ({@link CpuClock}). Arguments:
  * {@code url= user= table=bench_rows rows= rate=1000 seconds=10 chunk=10000 runs=1}.
  */
 public final class BackfillLeg {
@@ -59,6 +60,12 @@ public final class BackfillLeg {
 	public static void main(String[] args) throws Exception {
 		String url = Tally.arg(args, "url", null);
 		String user = Tally.arg(args, "user", "postgres");
+		if (Boolean.parseBoolean(Tally.arg(args, "writer", "false"))) {
+			// The streamed table's writer, in a process of its own (see startWriter).
+			write(url, user, Integer.parseInt(Tally.arg(args, "rate", "1000")), new AtomicBoolean(true),
+					Integer.parseInt(Tally.arg(args, "run", "1")));
+			return;
+		}
 		String table = Tally.arg(args, "table", "bench_rows");
 		long rows = Long.parseLong(Tally.arg(args, "rows", null));
 		int rate = Integer.parseInt(Tally.arg(args, "rate", "1000"));
@@ -202,9 +209,7 @@ public final class BackfillLeg {
 			})
 			.build();
 		consumer.start();
-		AtomicBoolean writing = new AtomicBoolean(true);
-		Thread writer = new Thread(() -> write(url, user, rate, writing, run), "bench-backfill-writer");
-		writer.start();
+		Process writer = startWriter(url, user, rate, run);
 		try {
 			Thread.sleep(2000);
 			latencies.clear();
@@ -239,10 +244,14 @@ public final class BackfillLeg {
 			}
 			report("stream-during-copy", run, new ArrayList<>(latencies), copied, elapsed, cpu.since(cpuBefore));
 			keyOrderCopy(url, user, table, rows, chunk, run, "copy-by-key-while-streaming", cpu);
+			if (!writer.isAlive()) {
+				System.out.println("FAILED leg=writer exit=" + writer.exitValue());
+				System.exit(1);
+			}
 		}
 		finally {
-			writing.set(false);
-			writer.join();
+			writer.destroy();
+			writer.waitFor();
 			consumer.stop();
 			try (Connection connection = DriverManager.getConnection(url, user, null);
 					Statement statement = connection.createStatement()) {
@@ -306,6 +315,21 @@ public final class BackfillLeg {
 		int length = ((data[offset + 2] & 0xff) << 24) | ((data[offset + 3] & 0xff) << 16)
 				| ((data[offset + 4] & 0xff) << 8) | (data[offset + 5] & 0xff);
 		return Long.parseLong(new String(data, offset + 6, length, java.nio.charset.StandardCharsets.US_ASCII));
+	}
+
+	/**
+	 * Starts the streamed table's writer in a JVM of its own: were it a thread of this
+	 * one, each of this JVM's collector pauses would pause the writer too, and hold back
+	 * the very commits whose latency the pause would raise (the writer catches up on its
+	 * schedule afterwards, with fresh commit times). Ended by {@link Process#destroy()}.
+	 */
+	private static Process startWriter(String url, String user, int rate, int run) throws IOException {
+		String java = ProcessHandle.current().info().command().orElse("java");
+		return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), BackfillLeg.class.getName(),
+				"writer=true", "url=" + url, "user=" + user, "rate=" + rate, "run=" + run)
+			.redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.INHERIT)
+			.start();
 	}
 
 	private static void write(String url, String user, int rate, AtomicBoolean writing, int run) {

@@ -14,7 +14,6 @@ import java.util.Locale;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.postlog.Lsn;
@@ -38,9 +37,9 @@ import org.postgresql.copy.CopyOut;
 /**
  * A backfill's rate while the stream carries a steady load, against the initial
  * snapshot's rate, and the latency of the streamed changes with and without the backfill,
- * in one JVM and run. Per run: the initial snapshot's reader (parallelism 2, the default)
- * over the table into a counting sink; then a consumer with backfills streaming a small
- * table into which a writer (a process of its own, since 2026-12-07) commits {@code rate}
+ * in one run. Per run: the initial snapshot's reader (parallelism 2, the default) over
+ * the table into a counting sink; then a consumer with backfills streaming a small table
+ * into which a writer (a JVM of its own, see {@link #startWriter}) commits {@code rate}
  * single-row transactions a second, measured for {@code seconds} without a backfill, then
  * while the whole table is backfilled, then while another session reads the table the
  * backfill's way at the rate the backfill just ran at and throws the rows away (the
@@ -50,7 +49,8 @@ import org.postgresql.copy.CopyOut;
  * rate). Latency is delivery time minus commit time (one machine, one clock). Prints
  * {@code RESULT} lines; those of the reads and of the backfill also carry the CPU seconds
  * this JVM and the server spent meanwhile ({@link CpuClock}). Arguments:
- * {@code url= user= table=bench_rows rows= rate=1000 seconds=10 chunk=10000 runs=1}.
+ * {@code url= user= table=bench_rows rows= rate=1000 seconds=10 chunk=10000 runs=1} (and
+ * {@code writer=true url= user= rate= run=} for the writer itself).
  */
 public final class BackfillLeg {
 
@@ -61,8 +61,11 @@ public final class BackfillLeg {
 		String url = Tally.arg(args, "url", null);
 		String user = Tally.arg(args, "user", "postgres");
 		if (Boolean.parseBoolean(Tally.arg(args, "writer", "false"))) {
-			// The streamed table's writer, in a process of its own (see startWriter).
-			write(url, user, Integer.parseInt(Tally.arg(args, "rate", "1000")), new AtomicBoolean(true),
+			// The streamed table's writer (see startWriter): it ends with its parent,
+			// even
+			// one that exits without stopping it.
+			ProcessHandle.current().parent().ifPresent((parent) -> parent.onExit().thenRun(() -> System.exit(0)));
+			write(url, user, Integer.parseInt(Tally.arg(args, "rate", "1000")),
 					Integer.parseInt(Tally.arg(args, "run", "1")));
 			return;
 		}
@@ -332,12 +335,12 @@ public final class BackfillLeg {
 			.start();
 	}
 
-	private static void write(String url, String user, int rate, AtomicBoolean writing, int run) {
+	private static void write(String url, String user, int rate, int run) {
 		try (Connection connection = DriverManager.getConnection(url, user, null);
 				PreparedStatement insert = connection.prepareStatement("INSERT INTO bench_stream VALUES (?, 'x')")) {
 			long id = run * 100_000_000L;
 			long start = System.nanoTime();
-			for (long i = 0; writing.get(); i++) {
+			for (long i = 0;; i++) {
 				long wait = start + i * 1_000_000_000L / rate - System.nanoTime();
 				if (wait > 0) {
 					TimeUnit.NANOSECONDS.sleep(wait);

@@ -13,15 +13,16 @@ import org.jspecify.annotations.Nullable;
  * {@code null} when the chunk is empty
  * @param visibility which transactions the read saw
  */
-public record BackfillChunk(ChunkRows rows, @Nullable List<String> lastKey, ReadVisibility visibility) {
+public record BackfillChunk(List<BackfillRow> rows, @Nullable List<String> lastKey, ReadVisibility visibility) {
 
 	/**
 	 * Creates a chunk.
-	 * @param rows the rows
+	 * @param rows the rows (copied)
 	 * @param lastKey the last key, or {@code null}
 	 * @param visibility the read's visibility
 	 */
 	public BackfillChunk {
+		rows = List.copyOf(rows);
 		lastKey = (lastKey != null) ? List.copyOf(lastKey) : null;
 	}
 

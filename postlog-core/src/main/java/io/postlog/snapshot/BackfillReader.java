@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.postlog.Lsn;
+import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
@@ -352,22 +353,12 @@ public final class BackfillReader {
 		CopyRows copyRows = CopyRows.of(new CopyInput(copy::readFromCopy), binary);
 		int keys = table.keyPositions.length;
 		CopyFields fields = new CopyFields(keys + plan.columnNames.size());
-		ChunkRows.Builder rows = new ChunkRows.Builder(table, binary);
+		List<BackfillRow> rows = new ArrayList<>();
 		byte[][] lastKey = null;
 		int tableHash = plan.table.hashCode();
 		try {
 			while (copyRows.next(fields)) {
-				for (int position : table.keyPositions) {
-					// Keys are decoded again when a streamed change of the table meets
-					// the chunk, on the delivery thread: a key that does not decode fails
-					// here, the other values when their row is delivered.
-					int field = keys + position;
-					if (!fields.isNull(field)) {
-						decode(plan, position, fields.source(field), fields.offset(field), fields.length(field), binary,
-								"a backfill chunk");
-					}
-				}
-				rows.add(fields, keys, route(table, fields, tableHash), size(fields, keys));
+				rows.add(row(table, fields, binary, tableHash));
 				// The fields are slices of the data, valid until the next row: the key's
 				// text is copied out.
 				lastKey = new byte[keys][];
@@ -377,32 +368,39 @@ public final class BackfillReader {
 			}
 		}
 		catch (RuntimeException | SQLException ex) {
-			// Malformed data, or a key that does not decode: the COPY may still run, and
-			// the connection rolls back only once it has ended (pgjdbc waits for it).
+			// A value that does not decode, or malformed data: the COPY may still
+			// run, and the connection rolls back only once it has ended (pgjdbc
+			// waits for it).
 			discardRest(copy, ex);
 			throw ex;
 		}
-		return new BackfillChunk(rows.build(), (lastKey != null) ? text(lastKey) : null, visibility);
+		return new BackfillChunk(rows, (lastKey != null) ? text(lastKey) : null, visibility);
 	}
 
-	private static int route(BackfillTable table, CopyFields fields, int tableHash) {
+	private BackfillRow row(BackfillTable table, CopyFields fields, boolean binary, int tableHash) {
+		TablePlan plan = table.plan;
+		int keys = table.keyPositions.length;
+		@Nullable Object[] values = new Object[plan.columnNames.size()];
+		int bytes = 16;
+		for (int i = 0; i < values.length; i++) {
+			int field = keys + i;
+			int length = fields.length(field);
+			values[i] = (length >= 0)
+					? decode(plan, i, fields.source(field), fields.offset(field), length, binary, "a backfill chunk")
+					: null;
+			bytes += (length >= 0) ? length + 4 : 4;
+		}
+		List<@Nullable Object> key = new ArrayList<>(keys);
+		for (int position : table.keyPositions) {
+			key.add(BackfillTable.keyValue(values[position]));
+		}
 		int route = tableHash;
 		if (table.routesByKey) {
-			int keys = table.keyPositions.length;
 			for (int position : table.hashPositions) {
 				route = 31 * route + fields.hash(keys + position);
 			}
 		}
-		return route;
-	}
-
-	/** Returns about the bytes a row's values take: their lengths, 4 more per value. */
-	private static int size(CopyFields fields, int first) {
-		int bytes = 16;
-		for (int field = first; field < fields.count(); field++) {
-			bytes += Math.max(fields.length(field), 0) + 4;
-		}
-		return bytes;
+		return new BackfillRow(Row.ofOwned(plan.columns, values), key, route, bytes);
 	}
 
 	private static void discardRest(CopyOut copy, Throwable failure) {
@@ -424,16 +422,11 @@ public final class BackfillReader {
 		return text;
 	}
 
-	private static @Nullable Object decode(TablePlan plan, int column, byte[] value, boolean binary, String where) {
+	private @Nullable Object decode(TablePlan plan, int column, byte[] value, boolean binary, String where) {
 		return decode(plan, column, value, 0, value.length, binary, where);
 	}
 
-	/**
-	 * Decodes a column's value as the stream does.
-	 * @throws SnapshotReadException if it does not decode: naming the table, column and
-	 * type, never the value
-	 */
-	static @Nullable Object decode(TablePlan plan, int column, byte[] source, int offset, int length, boolean binary,
+	private @Nullable Object decode(TablePlan plan, int column, byte[] source, int offset, int length, boolean binary,
 			String where) {
 		try {
 			return binary ? plan.decoders[column].decodeBinary(source, offset, length)

@@ -50,9 +50,9 @@ class BackfillReaderIntegrationTests {
 			writing.commit();
 			BackfillChunk chunk = read.get(30, TimeUnit.SECONDS);
 			assertThat(chunk.visibility().sees(xid)).isTrue();
-			assertThat(chunk.rows().size()).isEqualTo(10);
-			assertThat(chunk.rows().key(4)).containsExactly(5L);
-			assertThat(chunk.rows().row(4).get("a")).isEqualTo(1);
+			assertThat(chunk.rows()).hasSize(10);
+			assertThat(chunk.rows().get(4).key()).containsExactly(5L);
+			assertThat(chunk.rows().get(4).row().get("a")).isEqualTo(1);
 		}
 	}
 
@@ -68,7 +68,7 @@ class BackfillReaderIntegrationTests {
 				.isThrownBy(() -> reader.read(reading, table, null, 100, false, new long[] { xid }))
 				.withMessageContaining("stayed invisible");
 			writing.rollback();
-			assertThat(reader.read(reading, table, null, 100, false, new long[0]).rows().size()).isEqualTo(1);
+			assertThat(reader.read(reading, table, null, 100, false, new long[0]).rows()).hasSize(1);
 			assertThat(reading.getAutoCommit()).isTrue();
 		}
 	}

@@ -9,15 +9,13 @@ import java.util.function.BooleanSupplier;
 
 import io.postlog.Change;
 import io.postlog.Operation;
-import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.consumer.delivery.Event;
 import io.postlog.snapshot.BackfillReader;
+import io.postlog.snapshot.BackfillRow;
 import io.postlog.snapshot.BackfillTable;
-import io.postlog.snapshot.ChunkRows;
-import io.postlog.snapshot.SnapshotReadException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -332,9 +330,6 @@ public final class BackfillWindow {
 			if (slices.restarted && committed(slices)) {
 				return;
 			}
-			if (slices.decoded == null && !decodeAll(slices)) {
-				return;
-			}
 			do {
 				deliverSlice(slices);
 			}
@@ -345,53 +340,6 @@ public final class BackfillWindow {
 			slices.restart();
 			throw ex;
 		}
-	}
-
-	/**
-	 * Decodes every row of a chunk about to go whole into a sink transaction, so that a
-	 * value that does not decode fails the chunk before any of it is delivered: the sink
-	 * transaction may hold streamed transactions as well, and only the end of the session
-	 * can roll it back.
-	 * @return whether they all decoded
-	 */
-	private boolean decodeAll(PendingChunk slices) {
-		ChunkRows rows = slices.chunk.rows.rows();
-		Row[] decoded = new Row[rows.size()];
-		try {
-			for (int position = 0; position < decoded.length; position++) {
-				if (!slices.superseded[position]) {
-					decoded[position] = rows.row(position);
-				}
-			}
-		}
-		catch (SnapshotReadException ex) {
-			undecodable(slices, ex);
-			return false;
-		}
-		slices.decoded = decoded;
-		return true;
-	}
-
-	/**
-	 * Ends a chunk with a value that does not decode: none of its rows from the slice
-	 * holding the value on is delivered, nor any row of a later chunk of its table, and
-	 * its backfill fails with the exception.
-	 */
-	private void undecodable(PendingChunk slices, SnapshotReadException failure) {
-		TableId table = slices.chunk.table.table();
-		for (OpenChunk chunk : this.open) {
-			if (chunk.table.table().equals(table)) {
-				// One whose high watermark did not come yet never goes.
-				chunk.abandon();
-			}
-		}
-		this.pending.removeIf((later) -> {
-			if (!later.chunk.table.table().equals(table)) {
-				return false;
-			}
-			later.chunk.failed(failure);
-			return true;
-		});
 	}
 
 	/**
@@ -409,33 +357,19 @@ public final class BackfillWindow {
 	}
 
 	private void deliverSlice(PendingChunk slices) throws InterruptedException {
-		ChunkRows rows = slices.chunk.rows.rows();
-		@Nullable Row[] decoded = slices.decoded;
+		List<BackfillRow> rows = slices.chunk.rows.rows();
 		List<Event.ChangeArrived> batch = new ArrayList<>(this.batchSize);
-		int next = slices.next;
-		int index = slices.index;
-		try {
-			while (next < rows.size() && batch.size() < this.batchSize) {
-				int position = next++;
-				if (slices.superseded[position]) {
-					continue;
-				}
-				// Decoded here rather than when read, so that a chunk waiting for its
-				// turn is a few arrays and not a young collection's work.
-				Row row = (decoded != null) ? decoded[position] : rows.row(position);
-				Change change = new Change(Operation.SNAPSHOT, slices.chunk.table.table(), null, row, 0L, slices.point,
-						slices.time, index, slices.idPrefix + index);
-				index++;
-				int route = rows.route(position);
-				batch.add(new Event.ChangeArrived(change, route, route, rows.bytes(position)));
+		while (slices.next < rows.size() && batch.size() < this.batchSize) {
+			int position = slices.next++;
+			if (slices.superseded[position]) {
+				continue;
 			}
+			BackfillRow row = rows.get(position);
+			Change change = new Change(Operation.SNAPSHOT, slices.chunk.table.table(), null, row.row(), 0L,
+					slices.point, slices.time, slices.index, slices.idPrefix + slices.index);
+			slices.index++;
+			batch.add(new Event.ChangeArrived(change, row.route(), row.route(), row.bytes()));
 		}
-		catch (SnapshotReadException ex) {
-			undecodable(slices, ex);
-			return;
-		}
-		slices.next = next;
-		slices.index = index;
 		if (!batch.isEmpty()) {
 			AckWindow.Entry entry = this.dispatcher.snapshot(batch, slices.point, slices.time);
 			slices.entries.add(entry);

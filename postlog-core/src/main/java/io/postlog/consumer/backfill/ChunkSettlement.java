@@ -5,7 +5,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import io.postlog.consumer.delivery.AckWindow;
-import io.postlog.snapshot.SnapshotReadException;
 
 /**
  * What the backfill thread ({@link BackfillRunner}) waits for on the stream: the stream
@@ -37,8 +36,6 @@ final class ChunkSettlement {
 	 * @param progress updates the backfill's rows done
 	 * @return {@code false} if it did not within the timeout (the chunk is dropped), or
 	 * the backfill was cancelled or the consumer stops
-	 * @throws SnapshotReadException if a value of the chunk did not decode as it was
-	 * delivered
 	 */
 	boolean awaitSettled(BackfillJob backfill, OpenChunk chunk, Runnable progress) throws InterruptedException {
 		long deadline = System.nanoTime() + CHUNK_TIMEOUT.toNanos();
@@ -52,10 +49,6 @@ final class ChunkSettlement {
 					return false;
 				}
 			}
-		}
-		SnapshotReadException failure = chunk.failure;
-		if (failure != null) {
-			throw failure;
 		}
 		for (int polls = 0; !this.ackWindow.settled(chunk.entries()); polls++) {
 			if (this.stopped.getAsBoolean() || ended()) {

@@ -14,7 +14,6 @@ import io.postlog.consumer.checkpoint.ChunkMark;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.snapshot.BackfillChunk;
 import io.postlog.snapshot.BackfillTable;
-import io.postlog.snapshot.SnapshotReadException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -70,9 +69,6 @@ final class OpenChunk {
 	volatile int deliveredRows;
 
 	volatile int droppedRows;
-
-	/** A value of the chunk that did not decode as it was delivered, or {@code null}. */
-	volatile @Nullable SnapshotReadException failure;
 
 	OpenChunk(String token, BackfillTable table) {
 		this.token = token;
@@ -133,14 +129,6 @@ final class OpenChunk {
 		this.entries = List.copyOf(entries);
 		this.deliveredRows = rows;
 		this.droppedRows = dropped;
-		this.done.countDown();
-	}
-
-	/**
-	 * Ends the chunk's delivery with a value that did not decode: its backfill fails.
-	 */
-	void failed(SnapshotReadException failure) {
-		this.failure = failure;
 		this.done.countDown();
 	}
 

@@ -12,7 +12,7 @@ import io.postlog.Operation;
 import io.postlog.Row;
 import io.postlog.consumer.delivery.AckWindow;
 import io.postlog.snapshot.BackfillChunk;
-import io.postlog.snapshot.ChunkRows;
+import io.postlog.snapshot.BackfillRow;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -45,13 +45,6 @@ final class PendingChunk {
 
 	int dropped;
 
-	/**
-	 * Its rows decoded, when it goes whole into a sink transaction (which needs them all
-	 * to decode before the first goes); else {@code null}, and each slice decodes its
-	 * own.
-	 */
-	@Nullable Row @Nullable [] decoded;
-
 	/** Whether it went back to its first row after a rollback. */
 	boolean restarted;
 
@@ -67,7 +60,7 @@ final class PendingChunk {
 			return;
 		}
 		for (int i = 0; i < this.superseded.length; i++) {
-			if (chunk.wonOver(rows.rows().key(i), rows)) {
+			if (chunk.wonOver(rows.rows().get(i).key(), rows)) {
 				this.superseded[i] = true;
 				this.dropped++;
 			}
@@ -107,10 +100,10 @@ final class PendingChunk {
 		}
 		Map<Object, Integer> byKey = this.positions;
 		if (byKey == null) {
-			ChunkRows rows = this.chunk.rows.rows();
+			List<BackfillRow> rows = this.chunk.rows.rows();
 			byKey = new HashMap<>(rows.size() * 2);
 			for (int i = this.next; i < rows.size(); i++) {
-				byKey.put(rows.key(i), i);
+				byKey.put(rows.get(i).key(), i);
 			}
 			this.positions = byKey;
 		}

@@ -1,6 +1,8 @@
 package io.postlog.benchmarks.e2e;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -43,27 +45,39 @@ import org.postgresql.copy.CopyOut;
  * single-row transactions a second, measured for {@code seconds} without a backfill, then
  * while the whole table is backfilled, then while another session reads the table the
  * backfill's way at the rate the backfill just ran at and throws the rows away (the
- * reference: what the server and the machine alone cost the stream at that rate), and
- * once more unpaced. Before the stream: the consumer's snapshot again with one reader in
- * the backfill's chunks, and the unpaced key-order read alone (the floors of a backfill's
- * rate). Latency is delivery time minus commit time (one machine, one clock). Prints
- * {@code RESULT} lines; those of the reads and of the backfill also carry the CPU seconds
- * this JVM and the server spent meanwhile ({@link CpuClock}). Arguments:
+ * reference: what the server and the machine alone cost the stream at that rate), the
+ * same again with the cores the backfill kept this JVM busy beyond the copy's burnt
+ * beside it by another process (a floor with the backfill's CPU: what a stream gets from
+ * a machine that busy, none of the work in its JVM), and once more unpaced. Before the
+ * stream: the consumer's snapshot again with one reader in the backfill's chunks, and the
+ * unpaced key-order read alone (the floors of a backfill's rate). Latency is delivery
+ * time minus commit time (one machine, one clock). Prints {@code RESULT} lines; those of
+ * the reads and of the backfill also carry the CPU seconds this JVM and the server spent
+ * meanwhile ({@link CpuClock}). Arguments:
  * {@code url= user= table=bench_rows rows= rate=1000 seconds=10 chunk=10000 runs=1} (and
- * {@code writer=true url= user= rate= run=} for the writer itself).
+ * {@code writer=true url= user= rate= run=} for the writer itself, {@code burn=} cores
+ * for the burner).
  */
 public final class BackfillLeg {
+
+	private static final long BURN_PERIOD_NANOS = 10_000_000;
 
 	private BackfillLeg() {
 	}
 
 	public static void main(String[] args) throws Exception {
+		double burn = Double.parseDouble(Tally.arg(args, "burn", "-1"));
+		if (burn >= 0) {
+			// The burner (see startBurner), which also ends with its parent.
+			ProcessHandle.current().parent().ifPresent((parent) -> parent.onExit().thenRun(() -> System.exit(0)));
+			burn(burn);
+			return;
+		}
 		String url = Tally.arg(args, "url", null);
 		String user = Tally.arg(args, "user", "postgres");
 		if (Boolean.parseBoolean(Tally.arg(args, "writer", "false"))) {
-			// The streamed table's writer (see startWriter): it ends with its parent,
-			// even
-			// one that exits without stopping it.
+			// The streamed table's writer (see startWriter): it ends with its
+			// parent, even one that exits without stopping it.
 			ProcessHandle.current().parent().ifPresent((parent) -> parent.onExit().thenRun(() -> System.exit(0)));
 			write(url, user, Integer.parseInt(Tally.arg(args, "rate", "1000")),
 					Integer.parseInt(Tally.arg(args, "run", "1")));
@@ -233,19 +247,48 @@ public final class BackfillLeg {
 				System.out.println("FAILED leg=backfill rows=" + snapshotRows.get());
 				System.exit(1);
 			}
+			double backfillClient = cpu.now()[0] - cpuBefore[0];
+			double backfillSeconds = elapsed;
 			report("stream-during-backfill", run, new ArrayList<>(latencies), snapshotRows.get(), elapsed,
 					cpu.since(cpuBefore));
 			latencies.clear();
 			cpuBefore = cpu.now();
 			start = System.nanoTime();
 			// Paced to the backfill's own rate: the same read load on the server.
-			long copied = copyByKey(url, user, table, chunk, snapshotRows.get() / elapsed);
+			long copied = copyByKey(url, user, table, chunk, snapshotRows.get() / backfillSeconds);
 			elapsed = (System.nanoTime() - start) / 1e9;
 			if (copied != rows) {
 				System.out.println("FAILED leg=copy rows=" + copied);
 				System.exit(1);
 			}
+			double copyClient = cpu.now()[0] - cpuBefore[0];
 			report("stream-during-copy", run, new ArrayList<>(latencies), copied, elapsed, cpu.since(cpuBefore));
+			// The same read again, with the cores this JVM kept busy beyond the copy's
+			// while it backfilled burnt beside it, in another process.
+			double load = Math.max(0, backfillClient / backfillSeconds - copyClient / elapsed);
+			Process burner = startBurner(load);
+			double burnt;
+			try {
+				// Past the burner's start-up, which is not the load.
+				Thread.sleep(1000);
+				double burntBefore = cpuSeconds(burner);
+				latencies.clear();
+				cpuBefore = cpu.now();
+				start = System.nanoTime();
+				copied = copyByKey(url, user, table, chunk, snapshotRows.get() / backfillSeconds);
+				elapsed = (System.nanoTime() - start) / 1e9;
+				burnt = cpuSeconds(burner) - burntBefore;
+			}
+			finally {
+				burner.destroy();
+				burner.waitFor();
+			}
+			if (copied != rows) {
+				System.out.println("FAILED leg=copy-with-load rows=" + copied);
+				System.exit(1);
+			}
+			report("stream-during-copy-with-load", run, new ArrayList<>(latencies), copied, elapsed,
+					cpu.since(cpuBefore) + String.format(Locale.ROOT, " load_cores=%.2f load_cpu_s=%.2f", load, burnt));
 			keyOrderCopy(url, user, table, rows, chunk, run, "copy-by-key-while-streaming", cpu);
 			if (!writer.isAlive()) {
 				System.out.println("FAILED leg=writer exit=" + writer.exitValue());
@@ -333,6 +376,65 @@ public final class BackfillLeg {
 			.redirectErrorStream(true)
 			.redirectOutput(ProcessBuilder.Redirect.INHERIT)
 			.start();
+	}
+
+	/**
+	 * Starts a JVM of its own that keeps {@code cores} of this machine's cores busy (see
+	 * {@link #burn}): the CPU the backfill took beyond the paced copy's, as a load beside
+	 * the copy, so that the copy's leg shows what a stream gets from a machine this busy
+	 * without any of the backfill's work in its JVM. Ended by {@link Process#destroy()}.
+	 */
+	private static Process startBurner(double cores) throws IOException {
+		String java = ProcessHandle.current().info().command().orElse("java");
+		return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), BackfillLeg.class.getName(),
+				"burn=" + cores)
+			.redirectErrorStream(true)
+			.redirectOutput(ProcessBuilder.Redirect.INHERIT)
+			.start();
+	}
+
+	private static double cpuSeconds(Process process) {
+		return process.info().totalCpuDuration().orElse(Duration.ZERO).toNanos() / 1e9;
+	}
+
+	/**
+	 * Keeps {@code cores} cores busy: as many threads as whole cores it rounds up to,
+	 * each spinning until it has had its share of every 10 ms in CPU time (not wall time,
+	 * so that a thread the scheduler holds back still takes its share once it runs, as
+	 * the backfill's threads do) or the 10 ms are over, and sleeping the rest. Allocates
+	 * nothing.
+	 */
+	private static void burn(double cores) throws InterruptedException {
+		int threads = Math.max(1, (int) Math.ceil(cores));
+		long busy = (long) (cores / threads * BURN_PERIOD_NANOS);
+		ThreadMXBean clock = ManagementFactory.getThreadMXBean();
+		List<Thread> burners = new ArrayList<>();
+		for (int i = 0; i < threads; i++) {
+			Thread thread = new Thread(() -> {
+				long next = System.nanoTime();
+				while (true) {
+					long until = clock.getCurrentThreadCpuTime() + busy;
+					next += BURN_PERIOD_NANOS;
+					while (clock.getCurrentThreadCpuTime() < until && System.nanoTime() < next) {
+						Thread.onSpinWait();
+					}
+					long wait = next - System.nanoTime();
+					if (wait > 0) {
+						try {
+							TimeUnit.NANOSECONDS.sleep(wait);
+						}
+						catch (InterruptedException ex) {
+							return;
+						}
+					}
+				}
+			}, "burner-" + i);
+			thread.start();
+			burners.add(thread);
+		}
+		for (Thread thread : burners) {
+			thread.join();
+		}
 	}
 
 	private static void write(String url, String user, int rate, int run) {

@@ -73,6 +73,21 @@ def backfill_cpu(path):
     return {leg: tuple(statistics.median(v[i] for v in values) for i in range(4)) for leg, values in by_leg.items()}
 
 
+def backfill_waits(path, stream_seconds):
+    """Per streaming leg that logged it: the medians of how long the stream's reader and delivery
+    threads waited on a run queue for a core, in ms per second of the leg, and per time they ran,
+    in µs."""
+    by_leg = {}
+    for legs in backfill_runs(path).values():
+        for leg, f in legs.items():
+            if 'stream_wait_ms' not in f:
+                continue
+            seconds = float(f.get('backfill_seconds') or 0) or stream_seconds
+            by_leg.setdefault(leg, []).append((float(f['stream_wait_ms']) / seconds,
+                                               float(f['stream_wait_us_per_run'])))
+    return {leg: tuple(statistics.median(v[i] for v in values) for i in range(2)) for leg, values in by_leg.items()}
+
+
 def single_reader_ratios(path, prefix='consumer-initial-snapshot-1x'):
     """Per run: backfill rows/s over the rows/s of the leg so named (a name ending in -1x: the
     leg starting with it; by default the initial snapshot with one reader in the backfill's
@@ -115,6 +130,13 @@ if len(sys.argv) == 3 and sys.argv[1] == '--backfill-summary':
         print(f'streamed p99 during the backfill / during the paced copy with the backfill\'s extra client cores '
               f'burnt beside it, per run: {", ".join(f"{b:.1f}/{c:.1f} ms ({n:.2f} cores)" for b, c, n in loaded)}; '
               f'median {statistics.median(b / c for b, c, _ in loaded):.2f}x')
+    waits = backfill_waits(sys.argv[2], float(os.environ.get('BACKFILL_SECONDS', '10')))
+    if waits:
+        print()
+        print('| leg (medians) | stream threads\' run-queue wait, ms per s | per time they ran, µs |')
+        print('|---|---:|---:|')
+        for leg, (per_second, per_run) in waits.items():
+            print(f'| {leg} | {per_second:.1f} | {per_run:.1f} |')
     cpu = backfill_cpu(sys.argv[2])
     if cpu:
         print()

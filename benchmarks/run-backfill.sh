@@ -48,4 +48,4 @@ echo "table bench_rows: $ROWS rows, $SIZE; load average before $LOAD_BEFORE, aft
 echo
 grep '^RESULT' "$WORK/results.txt"
 echo
-python3 "$ROOT/benchmarks/e2e-report.py" --backfill-summary "$WORK/results.txt"
+BACKFILL_SECONDS=$SECONDS_ python3 "$ROOT/benchmarks/e2e-report.py" --backfill-summary "$WORK/results.txt"

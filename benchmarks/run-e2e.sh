@@ -545,7 +545,7 @@ if [ "$BACKFILL_RUNS" -gt 0 ]; then
 		>"$WORK/legs/backfill.log" 2>&1 || { tail -20 "$WORK/legs/backfill.log" >&2; die "backfill run failed"; }
 	grep -q '^FAILED' "$WORK/legs/backfill.log" && { grep '^FAILED' "$WORK/legs/backfill.log" >&2; die "a backfill leg failed"; }
 	grep '^RESULT' "$WORK/legs/backfill.log" >"$WORK/backfill.txt"
-	python3 "$ROOT/benchmarks/e2e-report.py" --backfill-summary "$WORK/backfill.txt" >&2
+	BACKFILL_SECONDS=$BACKFILL_SECONDS python3 "$ROOT/benchmarks/e2e-report.py" --backfill-summary "$WORK/backfill.txt" >&2
 fi
 
 # --- footprint ----------------------------------------------------------------------------

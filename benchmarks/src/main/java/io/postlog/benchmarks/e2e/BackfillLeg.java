@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -226,13 +227,17 @@ public final class BackfillLeg {
 			})
 			.build();
 		consumer.start();
+		// The stream's two threads: how long they waited for a core in each leg.
+		RunQueue streamThreads = new RunQueue(List.of("postlog-reader", "postlog-deliver"));
 		Process writer = startWriter(url, user, rate, run);
 		try {
 			Thread.sleep(2000);
 			latencies.clear();
+			Map<String, long[]> waitBefore = streamThreads.now();
 			Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
-			report("stream-only", run, new ArrayList<>(latencies), 0, 0, "");
+			report("stream-only", run, new ArrayList<>(latencies), 0, 0, streamThreads.since(waitBefore));
 			latencies.clear();
+			waitBefore = streamThreads.now();
 			double[] cpuBefore = cpu.now();
 			long start = System.nanoTime();
 			Backfill backfill = consumer.backfill(List.of(TableId.parse(table)));
@@ -249,9 +254,11 @@ public final class BackfillLeg {
 			}
 			double backfillClient = cpu.now()[0] - cpuBefore[0];
 			double backfillSeconds = elapsed;
+			String waited = streamThreads.since(waitBefore);
 			report("stream-during-backfill", run, new ArrayList<>(latencies), snapshotRows.get(), elapsed,
-					cpu.since(cpuBefore));
+					cpu.since(cpuBefore) + waited);
 			latencies.clear();
+			waitBefore = streamThreads.now();
 			cpuBefore = cpu.now();
 			start = System.nanoTime();
 			// Paced to the backfill's own rate: the same read load on the server.
@@ -262,7 +269,9 @@ public final class BackfillLeg {
 				System.exit(1);
 			}
 			double copyClient = cpu.now()[0] - cpuBefore[0];
-			report("stream-during-copy", run, new ArrayList<>(latencies), copied, elapsed, cpu.since(cpuBefore));
+			waited = streamThreads.since(waitBefore);
+			report("stream-during-copy", run, new ArrayList<>(latencies), copied, elapsed,
+					cpu.since(cpuBefore) + waited);
 			// The same read again, with the cores this JVM kept busy beyond the copy's
 			// while it backfilled burnt beside it, in another process.
 			double load = Math.max(0, backfillClient / backfillSeconds - copyClient / elapsed);
@@ -273,11 +282,13 @@ public final class BackfillLeg {
 				Thread.sleep(1000);
 				double burntBefore = cpuSeconds(burner);
 				latencies.clear();
+				waitBefore = streamThreads.now();
 				cpuBefore = cpu.now();
 				start = System.nanoTime();
 				copied = copyByKey(url, user, table, chunk, snapshotRows.get() / backfillSeconds);
 				elapsed = (System.nanoTime() - start) / 1e9;
 				burnt = cpuSeconds(burner) - burntBefore;
+				waited = streamThreads.since(waitBefore);
 			}
 			finally {
 				burner.destroy();
@@ -288,7 +299,8 @@ public final class BackfillLeg {
 				System.exit(1);
 			}
 			report("stream-during-copy-with-load", run, new ArrayList<>(latencies), copied, elapsed,
-					cpu.since(cpuBefore) + String.format(Locale.ROOT, " load_cores=%.2f load_cpu_s=%.2f", load, burnt));
+					cpu.since(cpuBefore) + waited
+							+ String.format(Locale.ROOT, " load_cores=%.2f load_cpu_s=%.2f", load, burnt));
 			keyOrderCopy(url, user, table, rows, chunk, run, "copy-by-key-while-streaming", cpu);
 			if (!writer.isAlive()) {
 				System.out.println("FAILED leg=writer exit=" + writer.exitValue());

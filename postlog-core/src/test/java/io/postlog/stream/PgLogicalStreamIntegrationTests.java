@@ -91,7 +91,7 @@ class PgLogicalStreamIntegrationTests {
 		// No status falls due on its own in this test; the server's default
 		// wal_sender_timeout asks for a reply only after 30 s of silence.
 		try (LogicalStream stream = fixture.open(Duration.ofMinutes(1))) {
-			assertThat(stream.read(Duration.ofMillis(200))).isNull();
+			StreamFixture.readNothing(stream, Duration.ofMillis(200));
 			String writtenBefore = fixture.senderColumn("write_lsn");
 			fixture.insert(1);
 			List<byte[]> messages = StreamFixture.readTransaction(stream, WAIT);
@@ -142,7 +142,7 @@ class PgLogicalStreamIntegrationTests {
 	void secondOpenOfAnActiveSlotIsSlotInUse(PostgresDatabase database) {
 		StreamFixture fixture = new StreamFixture(database, "busy").withSlot();
 		try (LogicalStream stream = fixture.open(STATUS_INTERVAL)) {
-			assertThat(stream.read(Duration.ofMillis(50))).isNull();
+			StreamFixture.readNothing(stream, Duration.ofMillis(50));
 			assertThatExceptionOfType(SlotInUseException.class).isThrownBy(() -> fixture.open(STATUS_INTERVAL))
 				.satisfies((ex) -> {
 					assertThat(ex.sqlState()).isEqualTo("55006");
@@ -182,7 +182,7 @@ class PgLogicalStreamIntegrationTests {
 	void terminatedWalsenderMakesReadFail(PostgresDatabase database) {
 		StreamFixture fixture = new StreamFixture(database, "killed").withSlot();
 		try (LogicalStream stream = fixture.open(STATUS_INTERVAL)) {
-			assertThat(stream.read(Duration.ofMillis(50))).isNull();
+			StreamFixture.readNothing(stream, Duration.ofMillis(50));
 			database.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '"
 					+ fixture.slot + "'");
 			long deadline = System.nanoTime() + WAIT.toNanos();

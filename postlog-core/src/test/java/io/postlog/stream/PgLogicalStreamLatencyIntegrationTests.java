@@ -36,7 +36,12 @@ class PgLogicalStreamLatencyIntegrationTests {
 			long cpuBefore = threads.getCurrentThreadCpuTime();
 			long wallBefore = System.nanoTime();
 			while (System.nanoTime() - wallBefore < Duration.ofSeconds(5).toNanos()) {
-				assertThat(stream.read(Duration.ofSeconds(1))).isNull();
+				// Before PostgreSQL 15, a transaction that changed nothing published
+				// comes as a Begin and a Commit alone.
+				ByteBuffer message = stream.read(Duration.ofSeconds(1));
+				if (message != null) {
+					assertThat((char) message.get(0)).isIn('B', 'C');
+				}
 			}
 			double cpuShare = (double) (threads.getCurrentThreadCpuTime() - cpuBefore)
 					/ (System.nanoTime() - wallBefore);

@@ -1,8 +1,12 @@
 package io.postlog.benchmarks.e2e;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -15,8 +19,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.postlog.Lsn;
@@ -62,6 +68,11 @@ import org.postgresql.copy.CopyOut;
 public final class BackfillLeg {
 
 	private static final long BURN_PERIOD_NANOS = 10_000_000;
+
+	/** What the burner prints once its threads run. */
+	private static final String BURNING = "burning";
+
+	private static final int BURNER_START_SECONDS = 30;
 
 	private BackfillLeg() {
 	}
@@ -278,8 +289,6 @@ public final class BackfillLeg {
 			Process burner = startBurner(load);
 			double burnt;
 			try {
-				// Past the burner's start-up, which is not the load.
-				Thread.sleep(1000);
 				double burntBefore = cpuSeconds(burner);
 				latencies.clear();
 				waitBefore = streamThreads.now();
@@ -372,7 +381,7 @@ public final class BackfillLeg {
 	private static long firstField(byte[] data, int offset) {
 		int length = ((data[offset + 2] & 0xff) << 24) | ((data[offset + 3] & 0xff) << 16)
 				| ((data[offset + 4] & 0xff) << 8) | (data[offset + 5] & 0xff);
-		return Long.parseLong(new String(data, offset + 6, length, java.nio.charset.StandardCharsets.US_ASCII));
+		return Long.parseLong(new String(data, offset + 6, length, StandardCharsets.US_ASCII));
 	}
 
 	/**
@@ -394,15 +403,38 @@ public final class BackfillLeg {
 	 * Starts a JVM of its own that keeps {@code cores} of this machine's cores busy (see
 	 * {@link #burn}): the CPU the backfill took beyond the paced copy's, as a load beside
 	 * the copy, so that the copy's leg shows what a stream gets from a machine this busy
-	 * without any of the backfill's work in its JVM. Ended by {@link Process#destroy()}.
+	 * without any of the backfill's work in its JVM. Returns once its threads burn (its
+	 * JVM's start-up is not the load), within {@value #BURNER_START_SECONDS} s. Ended by
+	 * {@link Process#destroy()}.
 	 */
-	private static Process startBurner(double cores) throws IOException {
+	private static Process startBurner(double cores) throws Exception {
 		String java = ProcessHandle.current().info().command().orElse("java");
-		return new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), BackfillLeg.class.getName(),
-				"burn=" + cores)
-			.redirectErrorStream(true)
-			.redirectOutput(ProcessBuilder.Redirect.INHERIT)
+		Process burner = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+				BackfillLeg.class.getName(), "burn=" + cores)
+			.redirectError(ProcessBuilder.Redirect.INHERIT)
 			.start();
+		BufferedReader output = new BufferedReader(
+				new InputStreamReader(burner.getInputStream(), StandardCharsets.US_ASCII));
+		String ready;
+		try {
+			ready = CompletableFuture.supplyAsync(() -> {
+				try {
+					return output.readLine();
+				}
+				catch (IOException ex) {
+					throw new UncheckedIOException(ex);
+				}
+			}).get(BURNER_START_SECONDS, TimeUnit.SECONDS);
+		}
+		catch (TimeoutException ex) {
+			burner.destroy();
+			throw new IllegalStateException("The burner did not start within " + BURNER_START_SECONDS + " s", ex);
+		}
+		if (!BURNING.equals(ready)) {
+			burner.destroy();
+			throw new IllegalStateException("The burner did not start: " + ready);
+		}
+		return burner;
 	}
 
 	private static double cpuSeconds(Process process) {
@@ -444,6 +476,8 @@ public final class BackfillLeg {
 			thread.start();
 			burners.add(thread);
 		}
+		System.out.println(BURNING);
+		System.out.flush();
 		for (Thread thread : burners) {
 			thread.join();
 		}

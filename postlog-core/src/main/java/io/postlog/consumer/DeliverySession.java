@@ -278,6 +278,11 @@ final class DeliverySession {
 						handOff.drainTo(batch, BATCH, this.dispatcher.sinkWaiting() ? SINK_RECHECK_MICROS : 50_000,
 								TimeUnit.MICROSECONDS);
 					}
+					else {
+						// Between two bursts of backfill rows, a moment for a streamed
+						// event, taken at once if one comes.
+						handOff.drainTo(batch, BATCH, BackfillWindow.PAUSE_MICROS, TimeUnit.MICROSECONDS);
+					}
 				}
 				for (Event event : batch) {
 					if (stopNow()) {

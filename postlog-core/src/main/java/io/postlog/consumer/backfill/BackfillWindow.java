@@ -42,6 +42,15 @@ import org.slf4j.LoggerFactory;
  * streamed change of a key whose row is still to go supersedes that row (it is dropped,
  * as in the window): no row of a key follows a newer change of it.
  * <p>
+ * Bursts: the slices go in bursts of at most about 200 µs ({@link #BURST_NANOS}), with a
+ * wait of up to {@value #PAUSE_MICROS} µs for a streamed event between two. Delivered in
+ * one go, a chunk kept the delivery thread busy for milliseconds; on a machine whose
+ * cores the backfill keeps busy, the scheduler then took the core from it in the middle,
+ * and streamed events queued until it had one again. A thread that waits between short
+ * bursts is one the scheduler runs soon after it wakes. The waits take at most a fifth of
+ * the delivery thread's time while chunk rows are pending, and less the slower the
+ * listener (a burst is at least one slice); they end at once when a streamed event comes.
+ * <p>
  * With a transactional checkpoint store a chunk goes whole at its high watermark's
  * commit, and its rows commit in one sink transaction with the chunk's mark
  * ({@link Downstream#chunkDone}); a failure before that rolls them back, and the chunk
@@ -68,6 +77,18 @@ public final class BackfillWindow {
 	private static final Logger logger = LoggerFactory.getLogger(BackfillWindow.class);
 
 	private static final int BATCH = 256;
+
+	/**
+	 * The longest the delivery thread delivers chunk rows at a stretch while no streamed
+	 * event waits; it then waits {@link #PAUSE_MICROS} for one before it goes on.
+	 */
+	static final long BURST_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
+	/**
+	 * How long the delivery thread waits for a streamed event between two bursts of chunk
+	 * rows; an event that arrives in it is taken at once.
+	 */
+	public static final long PAUSE_MICROS = 50;
 
 	/** How many of the last delivered transactions' ids the window keeps. */
 	static final int DELIVERED = 65_536;
@@ -307,13 +328,19 @@ public final class BackfillWindow {
 	}
 
 	/**
-	 * Delivers the rows of the chunk at its high watermark, a slice at a time, until they
-	 * are all delivered or the stream has something waiting. Outside a transaction only.
+	 * Delivers the rows of the chunks past their high watermarks, a slice at a time,
+	 * until they are all delivered, the stream has something waiting, or
+	 * {@link #BURST_NANOS} have passed. Outside a transaction only. The caller then waits
+	 * up to {@link #PAUSE_MICROS} for a streamed event before it calls again.
 	 * @param streamWaiting whether the stream has an event waiting
 	 */
 	public void deliverPending(BooleanSupplier streamWaiting) throws InterruptedException {
+		long start = System.nanoTime();
 		while (!this.pending.isEmpty() && !this.dispatcher.inTransaction() && !streamWaiting.getAsBoolean()) {
 			deliverSlice();
+			if (System.nanoTime() - start >= BURST_NANOS) {
+				return;
+			}
 		}
 	}
 

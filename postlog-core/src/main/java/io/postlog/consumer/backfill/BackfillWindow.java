@@ -42,14 +42,14 @@ import org.slf4j.LoggerFactory;
  * streamed change of a key whose row is still to go supersedes that row (it is dropped,
  * as in the window): no row of a key follows a newer change of it.
  * <p>
- * Bursts: the slices go in bursts of at most about 200 µs ({@link #BURST_NANOS}), with a
- * wait of up to {@value #PAUSE_MICROS} µs for a streamed event between two. Delivered in
- * one go, a chunk kept the delivery thread busy for milliseconds; on a machine whose
- * cores the backfill keeps busy, the scheduler then took the core from it in the middle,
- * and streamed events queued until it had one again. A thread that waits between short
- * bursts is one the scheduler runs soon after it wakes. The waits take at most a fifth of
- * the delivery thread's time while chunk rows are pending, and less the slower the
- * listener (a burst is at least one slice); they end at once when a streamed event comes.
+ * Bursts: the slices go in bursts of about 200 µs ({@link #BURST_NANOS}; at least one
+ * slice), with a wait of {@value #PAUSE_MICROS} µs for a streamed event between two (the
+ * kernel may stretch it by some tens of microseconds), which ends at once when one comes.
+ * Delivered in one go, a chunk kept the delivery thread busy for milliseconds; on a
+ * machine whose cores the backfill keeps busy, the scheduler then took the core from it
+ * in the middle, and streamed events queued until it had one again. A thread that waits
+ * between short bursts is one the scheduler runs soon after it wakes. The slower the
+ * listener, the longer a burst and the smaller the waits' share.
  * <p>
  * With a transactional checkpoint store a chunk goes whole at its high watermark's
  * commit, and its rows commit in one sink transaction with the chunk's mark

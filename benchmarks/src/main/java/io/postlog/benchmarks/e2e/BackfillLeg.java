@@ -1,11 +1,6 @@
 package io.postlog.benchmarks.e2e;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -19,10 +14,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 import io.postlog.Lsn;
@@ -62,29 +55,15 @@ import org.postgresql.copy.CopyOut;
  * the reads and of the backfill also carry the CPU seconds this JVM and the server spent
  * meanwhile ({@link CpuClock}). Arguments:
  * {@code url= user= table=bench_rows rows= rate=1000 seconds=10 chunk=10000 runs=1} (and
- * {@code writer=true url= user= rate= run=} for the writer itself, {@code burn=} cores
- * for the burner).
+ * {@code writer=true url= user= rate= run=} for the writer itself). The burner is
+ * {@link CpuBurner}.
  */
 public final class BackfillLeg {
-
-	private static final long BURN_PERIOD_NANOS = 10_000_000;
-
-	/** What the burner prints once its threads run. */
-	private static final String BURNING = "burning";
-
-	private static final int BURNER_START_SECONDS = 30;
 
 	private BackfillLeg() {
 	}
 
 	public static void main(String[] args) throws Exception {
-		double burn = Double.parseDouble(Tally.arg(args, "burn", "-1"));
-		if (burn >= 0) {
-			// The burner (see startBurner), which also ends with its parent.
-			ProcessHandle.current().parent().ifPresent((parent) -> parent.onExit().thenRun(() -> System.exit(0)));
-			burn(burn);
-			return;
-		}
 		String url = Tally.arg(args, "url", null);
 		String user = Tally.arg(args, "user", "postgres");
 		if (Boolean.parseBoolean(Tally.arg(args, "writer", "false"))) {
@@ -286,17 +265,17 @@ public final class BackfillLeg {
 			// The same read again, with the cores this JVM kept busy beyond the copy's
 			// while it backfilled burnt beside it, in another process.
 			double load = Math.max(0, backfillClient / backfillSeconds - copyClient / elapsed);
-			Process burner = startBurner(load);
+			Process burner = CpuBurner.start(load);
 			double burnt;
 			try {
-				double burntBefore = cpuSeconds(burner);
+				double burntBefore = CpuBurner.cpuSeconds(burner);
 				latencies.clear();
 				waitBefore = streamThreads.now();
 				cpuBefore = cpu.now();
 				start = System.nanoTime();
 				copied = copyByKey(url, user, table, chunk, snapshotRows.get() / backfillSeconds);
 				elapsed = (System.nanoTime() - start) / 1e9;
-				burnt = cpuSeconds(burner) - burntBefore;
+				burnt = CpuBurner.cpuSeconds(burner) - burntBefore;
 				waited = streamThreads.since(waitBefore);
 			}
 			finally {
@@ -397,90 +376,6 @@ public final class BackfillLeg {
 			.redirectErrorStream(true)
 			.redirectOutput(ProcessBuilder.Redirect.INHERIT)
 			.start();
-	}
-
-	/**
-	 * Starts a JVM of its own that keeps {@code cores} of this machine's cores busy (see
-	 * {@link #burn}): the CPU the backfill took beyond the paced copy's, as a load beside
-	 * the copy, so that the copy's leg shows what a stream gets from a machine this busy
-	 * without any of the backfill's work in its JVM. Returns once its threads burn (its
-	 * JVM's start-up is not the load), within {@value #BURNER_START_SECONDS} s. Ended by
-	 * {@link Process#destroy()}.
-	 */
-	private static Process startBurner(double cores) throws Exception {
-		String java = ProcessHandle.current().info().command().orElse("java");
-		Process burner = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-				BackfillLeg.class.getName(), "burn=" + cores)
-			.redirectError(ProcessBuilder.Redirect.INHERIT)
-			.start();
-		BufferedReader output = new BufferedReader(
-				new InputStreamReader(burner.getInputStream(), StandardCharsets.US_ASCII));
-		String ready;
-		try {
-			ready = CompletableFuture.supplyAsync(() -> {
-				try {
-					return output.readLine();
-				}
-				catch (IOException ex) {
-					throw new UncheckedIOException(ex);
-				}
-			}).get(BURNER_START_SECONDS, TimeUnit.SECONDS);
-		}
-		catch (TimeoutException ex) {
-			burner.destroy();
-			throw new IllegalStateException("The burner did not start within " + BURNER_START_SECONDS + " s", ex);
-		}
-		if (!BURNING.equals(ready)) {
-			burner.destroy();
-			throw new IllegalStateException("The burner did not start: " + ready);
-		}
-		return burner;
-	}
-
-	private static double cpuSeconds(Process process) {
-		return process.info().totalCpuDuration().orElse(Duration.ZERO).toNanos() / 1e9;
-	}
-
-	/**
-	 * Keeps {@code cores} cores busy: as many threads as whole cores it rounds up to,
-	 * each spinning until it has had its share of every 10 ms in CPU time (not wall time,
-	 * so that a thread the scheduler holds back still takes its share once it runs, as
-	 * the backfill's threads do) or the 10 ms are over, and sleeping the rest. Allocates
-	 * nothing.
-	 */
-	private static void burn(double cores) throws InterruptedException {
-		int threads = Math.max(1, (int) Math.ceil(cores));
-		long busy = (long) (cores / threads * BURN_PERIOD_NANOS);
-		ThreadMXBean clock = ManagementFactory.getThreadMXBean();
-		List<Thread> burners = new ArrayList<>();
-		for (int i = 0; i < threads; i++) {
-			Thread thread = new Thread(() -> {
-				long next = System.nanoTime();
-				while (true) {
-					long until = clock.getCurrentThreadCpuTime() + busy;
-					next += BURN_PERIOD_NANOS;
-					while (clock.getCurrentThreadCpuTime() < until && System.nanoTime() < next) {
-						Thread.onSpinWait();
-					}
-					long wait = next - System.nanoTime();
-					if (wait > 0) {
-						try {
-							TimeUnit.NANOSECONDS.sleep(wait);
-						}
-						catch (InterruptedException ex) {
-							return;
-						}
-					}
-				}
-			}, "burner-" + i);
-			thread.start();
-			burners.add(thread);
-		}
-		System.out.println(BURNING);
-		System.out.flush();
-		for (Thread thread : burners) {
-			thread.join();
-		}
 	}
 
 	private static void write(String url, String user, int rate, int run) {

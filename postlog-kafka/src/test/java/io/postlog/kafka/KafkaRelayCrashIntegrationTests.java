@@ -118,7 +118,7 @@ class KafkaRelayCrashIntegrationTests {
 		}
 		long end = SlotProbe.currentLsn(database);
 		try (ChildJvm last = startChild(database, kills)) {
-			probe.awaitConfirmed(end, Duration.ofSeconds(180));
+			probe.awaitConfirmed(end, Duration.ofSeconds(120));
 			last.stop(Duration.ofSeconds(60));
 		}
 		Map<Long, Integer> written = new HashMap<>();

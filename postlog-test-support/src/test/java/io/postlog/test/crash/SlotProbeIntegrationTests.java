@@ -3,6 +3,8 @@ package io.postlog.test.crash;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import io.postlog.test.PostgresDatabase;
 import io.postlog.test.PostgresTest;
@@ -15,7 +17,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@link SlotProbe} on a real slot: it reads the positions the server shows, sees who
- * streams the slot, and waits for it to go inactive and to confirm a position.
+ * streams the slot, and waits for it to go inactive and to confirm a position (for as
+ * long as it confirms more).
  */
 @PostgresTest
 class SlotProbeIntegrationTests {
@@ -41,6 +44,42 @@ class SlotProbeIntegrationTests {
 		database.execute("SELECT count(*) FROM pg_logical_slot_get_changes('probed_slot', NULL, NULL)");
 		probe.awaitConfirmed(end, Duration.ofSeconds(10));
 		assertThat(SlotProbe.parse(SlotProbe.format(end))).isEqualTo(end);
+	}
+
+	@Test
+	void waitsForAsLongAsTheSlotConfirmsMore(PostgresDatabase database) throws Exception {
+		database.execute("CREATE TABLE stepped (k int)",
+				"SELECT pg_create_logical_replication_slot('stepped_slot', 'test_decoding')");
+		SlotProbe probe = new SlotProbe(database, "stepped_slot");
+		List<Long> steps = new ArrayList<>();
+		for (int i = 0; i < 12; i++) {
+			database.execute("INSERT INTO stepped VALUES (" + i + ")");
+			steps.add(SlotProbe.currentLsn(database));
+		}
+		long end = steps.get(steps.size() - 1);
+		// The slot moves a step every 250 ms: 3 s in all, longer than the stall allowed.
+		Thread advancer = new Thread(() -> {
+			try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
+				for (long step : steps) {
+					Thread.sleep(250);
+					statement.execute("SELECT pg_replication_slot_advance('stepped_slot', '" + SlotProbe.format(step)
+							+ "'::pg_lsn)");
+				}
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		});
+		long started = System.nanoTime();
+		advancer.start();
+		try {
+			probe.awaitConfirmed(end, Duration.ofSeconds(2));
+		}
+		finally {
+			advancer.join();
+		}
+		assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThan(Duration.ofSeconds(2));
+		assertThat(probe.confirmedFlushLsn()).isGreaterThanOrEqualTo(end);
 	}
 
 	@Test

@@ -40,13 +40,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The crash marquee: the relaying Spring Boot application runs in a child JVM and is
  * killed with SIGKILL at random points (a third of them during start-up, the others while
  * it relays) ({@code postlog.kafka.crash.kills} times, 5 in {@code verify} and 20 with
- * {@code -Pkafka-crash}) while a writer commits up to 12,000 transactions of 1 to 1,500
- * inserts, half of them also updating an earlier row; then a last child catches up and
- * stops cleanly. A {@code read_committed} consumer must see every change exactly once
- * (each key's every version, once, in order), although children died with Kafka
- * transactions open and with Kafka commits the slot had not yet heard of. The children
- * commit to Kafka every 50 ms at the latest, so that more kills land between a Kafka
- * commit and the slot's confirmation; the 20-kill run checks that some did.
+ * {@code -Pkafka-crash}) while a writer commits up to {@value #WRITER_LIMIT} transactions
+ * of 1 to 1,500 inserts, half of them also updating an earlier row; then a last child
+ * catches up and stops cleanly. A {@code read_committed} consumer must see every change
+ * exactly once (each key's every version, once, in order), although children died with
+ * Kafka transactions open and with Kafka commits the slot had not yet heard of. The
+ * children commit to Kafka every 50 ms at the latest, so that more kills land between a
+ * Kafka commit and the slot's confirmation; the 20-kill run checks that some did.
  */
 @PostgresTest
 @Tag("crash")

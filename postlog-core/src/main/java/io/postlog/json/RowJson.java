@@ -131,18 +131,24 @@ public final class RowJson {
 		else if (value instanceof String text) {
 			string(json, text);
 		}
-		else if (value instanceof Integer || value instanceof Long || value instanceof Short
-				|| value instanceof Boolean) {
-			json.append(value);
+		else if (value instanceof Long number) {
+			// Appended as primitives: append(Object) made a string of each number first.
+			json.append(number.longValue());
+		}
+		else if (value instanceof Integer || value instanceof Short) {
+			json.append(((Number) value).intValue());
+		}
+		else if (value instanceof Boolean bool) {
+			json.append(bool.booleanValue());
 		}
 		else if (value instanceof BigDecimal decimal) {
 			json.append('"').append(decimal.toPlainString()).append('"');
 		}
 		else if (value instanceof Double number) {
-			floating(json, number, number);
+			floating(json, number, false);
 		}
 		else if (value instanceof Float number) {
-			floating(json, number.doubleValue(), number);
+			floating(json, number.doubleValue(), true);
 		}
 		else if (value instanceof byte[] bytes) {
 			json.append('"').append(BASE64.encodeToString(bytes)).append('"');
@@ -177,15 +183,23 @@ public final class RowJson {
 		}
 	}
 
-	private static void floating(StringBuilder json, double number, Number value) {
+	/**
+	 * Appends a {@code float8}, or a {@code float4} widened to {@code double}: a
+	 * {@code float4} is written as the shortest decimal of the {@code float}, not of the
+	 * wider {@code double} ({@code 0.1}, not {@code 0.10000000149011612}).
+	 */
+	private static void floating(StringBuilder json, double number, boolean single) {
 		if (Double.isNaN(number)) {
 			json.append("\"NaN\"");
 		}
 		else if (Double.isInfinite(number)) {
 			json.append((number > 0) ? "\"Infinity\"" : "\"-Infinity\"");
 		}
+		else if (single) {
+			json.append((float) number);
+		}
 		else {
-			json.append(value);
+			json.append(number);
 		}
 	}
 

@@ -63,6 +63,14 @@ class RowJsonTests {
 	}
 
 	@Test
+	void integersAndBooleansAreJsonNumbersAndBooleans() {
+		assertThat(RowJson.value(Long.MIN_VALUE)).isEqualTo("-9223372036854775808");
+		assertThat(RowJson.value(Integer.MAX_VALUE)).isEqualTo("2147483647");
+		assertThat(RowJson.value((short) -32768)).isEqualTo("-32768");
+		assertThat(RowJson.value(false)).isEqualTo("false");
+	}
+
+	@Test
 	void floatsAreTheShortestNumberThatReadsBackToTheSameValue() {
 		assertThat(RowJson.value(0.1f)).isEqualTo("0.1");
 		assertThat(RowJson.value(0.1d)).isEqualTo("0.1");

@@ -23,8 +23,9 @@ import tools.jackson.databind.json.JsonMapper;
  * ({@link RowJson}: {@code numeric} as its exact decimal text in a string, {@code bytea}
  * as base64, NaN and infinities as strings). A column whose TOASTed value the server did
  * not resend is left out of its row and named in {@code unchangedToast}. Thread-safe: a
- * change is written into a buffer of its own and encoded once; other documents go through
- * a generator of the thread's own, kept for the next document (see {@link Documents}).
+ * change or key is written into a text buffer of the thread's own and encoded once; other
+ * documents go through a generator of the thread's own; both are kept for the next
+ * document (see {@link Documents}).
  */
 final class ChangeJson {
 
@@ -58,8 +59,9 @@ final class ChangeJson {
 		// Written into one buffer and encoded once: through a generator, each row went
 		// into a string of its own first and was then copied into the generator's buffer
 		// character by character.
-		StringBuilder json = new StringBuilder(
-				DOCUMENT_CHARS + COLUMN_CHARS * (columnCount(change.before()) + columnCount(change.after())));
+		Documents documents = DOCUMENTS.get();
+		StringBuilder json = documents
+			.text(DOCUMENT_CHARS + COLUMN_CHARS * (columnCount(change.before()) + columnCount(change.after())));
 		json.append("{\"op\":\"").append(change.operation().name()).append("\",\"table\":{\"schema\":");
 		RowJson.value(json, change.table().schema());
 		json.append(",\"name\":");
@@ -68,7 +70,6 @@ final class ChangeJson {
 		row(json, change.before());
 		json.append(",\"after\":");
 		row(json, change.after());
-		Documents documents = DOCUMENTS.get();
 		json.append(",\"commitLsn\":");
 		RowJson.value(json, documents.commitLsn(change));
 		json.append(",\"xid\":").append(change.xid()).append(",\"commitTime\":");
@@ -80,7 +81,7 @@ final class ChangeJson {
 			json.append(",\"unchangedToast\":");
 			RowJson.value(json, unchanged);
 		}
-		return json.append('}').toString().getBytes(StandardCharsets.UTF_8);
+		return documents.bytes(json.append('}'));
 	}
 
 	/**
@@ -92,9 +93,10 @@ final class ChangeJson {
 	 * @return the UTF-8 JSON
 	 */
 	static byte[] columns(Row row, List<String> columns) {
-		StringBuilder json = new StringBuilder(2 + COLUMN_CHARS * columns.size());
+		Documents documents = DOCUMENTS.get();
+		StringBuilder json = documents.text(2 + COLUMN_CHARS * columns.size());
 		RowJson.row(json, row, columns);
-		return json.toString().getBytes(StandardCharsets.UTF_8);
+		return documents.bytes(json);
 	}
 
 	/**
@@ -154,6 +156,12 @@ final class ChangeJson {
 
 		boolean writing;
 
+		/**
+		 * The text of the change or key being written, kept for the next: a new buffer
+		 * per record was a third of what the relay allocated a change.
+		 */
+		private StringBuilder text = new StringBuilder(1024);
+
 		/** The last commit LSN and commit time formatted, and their texts. */
 		private long lsn = -1;
 
@@ -162,6 +170,29 @@ final class ChangeJson {
 		private @Nullable Instant time;
 
 		private String timeText = "";
+
+		/**
+		 * Returns this thread's text buffer, empty, with room for about {@code chars}.
+		 * Records are written one at a time on a thread (nothing written into the buffer
+		 * calls back into this class), so one buffer serves them all.
+		 */
+		StringBuilder text(int chars) {
+			this.text.setLength(0);
+			this.text.ensureCapacity(chars);
+			return this.text;
+		}
+
+		/**
+		 * Returns the UTF-8 bytes of the text written, and lets go of a buffer that grew
+		 * past {@link #KEPT_BYTES} for a large row, so that it is not held for good.
+		 */
+		byte[] bytes(StringBuilder json) {
+			byte[] bytes = json.toString().getBytes(StandardCharsets.UTF_8);
+			if (json.capacity() > KEPT_BYTES) {
+				this.text = new StringBuilder(1024);
+			}
+			return bytes;
+		}
 
 		/**
 		 * Returns the text of a change's commit LSN, formatted once per transaction:

@@ -100,6 +100,23 @@ class ChangeJsonTests {
 			.isEqualTo("{\"tenant\":\"t1\",\"id\":7}");
 	}
 
+	@Test
+	void documentsWrittenOneAfterAnotherOnAThreadHoldOnlyTheirOwnText() {
+		String large = "x".repeat(100_000);
+		Change big = new Change(Operation.INSERT, new TableId("public", "notes"), null,
+				Row.of(Map.of("id", 1L, "body", large)), 9, Lsn.parse("2/0"), Instant.parse("2026-01-02T03:04:05Z"), 0,
+				"s/2/0/0");
+		Change small = new Change(Operation.INSERT, new TableId("public", "notes"), null, Row.of(Map.of("id", 2L)), 9,
+				Lsn.parse("2/0"), Instant.parse("2026-01-02T03:04:05Z"), 1, "s/2/0/1");
+		assertThat(new String(ChangeJson.change(big), StandardCharsets.UTF_8)).contains("\"body\":\"" + large + "\"");
+		assertThat(new String(ChangeJson.columns(big.after(), List.of("id")), StandardCharsets.UTF_8))
+			.isEqualTo("{\"id\":1}");
+		assertThat(new String(ChangeJson.change(small), StandardCharsets.UTF_8))
+			.isEqualTo("{\"op\":\"INSERT\",\"table\":{\"schema\":\"public\",\"name\":\"notes\"},\"before\":null,"
+					+ "\"after\":{\"id\":2},\"commitLsn\":\"2/0\",\"xid\":9,\"commitTime\":\"2026-01-02T03:04:05Z\","
+					+ "\"id\":\"s/2/0/1\"}");
+	}
+
 	private static String json(Object value) {
 		List<Object> holder = new ArrayList<>();
 		holder.add(value);

@@ -158,7 +158,8 @@ final class ChangeJson {
 
 		/**
 		 * The text of the change or key being written, kept for the next: a new buffer
-		 * per record was a third of what the relay allocated a change.
+		 * per record, sized for the row, was the largest thing allocated in writing a
+		 * change's JSON.
 		 */
 		private StringBuilder text = new StringBuilder(1024);
 

@@ -184,8 +184,9 @@ final class ChangeJson {
 		}
 
 		/**
-		 * Returns the UTF-8 bytes of the text written, and lets go of a buffer that grew
-		 * past {@link #KEPT_BYTES} for a large row, so that it is not held for good.
+		 * Returns the UTF-8 bytes of the text written, and lets go of a buffer whose
+		 * capacity grew past {@link #KEPT_BYTES} characters for a large row, so that it
+		 * is not held for good.
 		 */
 		byte[] bytes(StringBuilder json) {
 			byte[] bytes = json.toString().getBytes(StandardCharsets.UTF_8);

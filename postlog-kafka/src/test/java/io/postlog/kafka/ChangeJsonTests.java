@@ -108,9 +108,17 @@ class ChangeJsonTests {
 				"s/2/0/0");
 		Change small = new Change(Operation.INSERT, new TableId("public", "notes"), null, Row.of(Map.of("id", 2L)), 9,
 				Lsn.parse("2/0"), Instant.parse("2026-01-02T03:04:05Z"), 1, "s/2/0/1");
+		Change medium = new Change(Operation.INSERT, new TableId("public", "notes"), null,
+				Row.of(Map.of("id", 3L, "body", "y".repeat(5_000))), 9, Lsn.parse("2/0"),
+				Instant.parse("2026-01-02T03:04:05Z"), 2, "s/2/0/2");
+		// A large document, whose buffer is let go, and a medium one, whose buffer is
+		// kept: what follows each holds none of its text.
 		assertThat(new String(ChangeJson.change(big), StandardCharsets.UTF_8)).contains("\"body\":\"" + large + "\"");
 		assertThat(new String(ChangeJson.columns(big.after(), List.of("id")), StandardCharsets.UTF_8))
 			.isEqualTo("{\"id\":1}");
+		assertThat(new String(ChangeJson.change(medium), StandardCharsets.UTF_8)).contains("y".repeat(5_000));
+		assertThat(new String(ChangeJson.columns(medium.after(), List.of("id")), StandardCharsets.UTF_8))
+			.isEqualTo("{\"id\":3}");
 		assertThat(new String(ChangeJson.change(small), StandardCharsets.UTF_8))
 			.isEqualTo("{\"op\":\"INSERT\",\"table\":{\"schema\":\"public\",\"name\":\"notes\"},\"before\":null,"
 					+ "\"after\":{\"id\":2},\"commitLsn\":\"2/0\",\"xid\":9,\"commitTime\":\"2026-01-02T03:04:05Z\","

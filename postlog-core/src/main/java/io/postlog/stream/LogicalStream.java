@@ -88,10 +88,11 @@ public interface LogicalStream extends AutoCloseable {
 	 * Closes the stream and its connection, after a last status update when the
 	 * connection is usable. Idempotent.
 	 * <p>
-	 * That last update is best effort: a walsender that is writing to the socket as it
-	 * closes can fail that write and exit before it reads the update. The server then
-	 * keeps the position it confirmed before, and what follows it is delivered again (at
-	 * least once).
+	 * A walsender that is writing to the socket as it closes would fail that write and
+	 * exit before it read the update, so the connection waits, for a bound, until the
+	 * server has closed it. Should the bound pass first (a walsender replaying one large
+	 * transaction reads its socket only at the end of it), the server keeps the position
+	 * it confirmed before, and what follows it is delivered again (at least once).
 	 */
 	@Override
 	void close();

@@ -93,6 +93,14 @@ final class PgLogicalStream implements LogicalStream {
 	 */
 	static final long BUSY_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
+	/**
+	 * The longest {@link #close()} waits for the server to close the connection after the
+	 * final status update. A walsender reads it when it next looks at its socket, between
+	 * WAL records or while waiting, unless it is replaying one large transaction. Short
+	 * enough to fit the consumer's stop grace.
+	 */
+	static final Duration CLOSE_LINGER = Duration.ofMillis(400);
+
 	private static final long MIN_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
 	/** {@code XLogData}'s start, end and send time, before its payload. */
@@ -337,9 +345,12 @@ final class PgLogicalStream implements LogicalStream {
 	}
 
 	/**
-	 * Sends a last status update (best effort), then closes the connection without
-	 * draining the stream: ending COPY first would make pgjdbc read whatever the server
-	 * still sends, which can take long on a busy slot or hang on a dead one.
+	 * Sends a last status update, then closes the connection without ending COPY: that
+	 * would make pgjdbc read, and keep in memory, whatever the server still sends, which
+	 * can take long on a busy slot or hang on a dead one. The socket instead
+	 * {@link SocketProbe#lingerOnClose lingers} for at most {@link #CLOSE_LINGER} until
+	 * the walsender, which reads the update and pgjdbc's {@code Terminate} in order, has
+	 * exited; what it sends meanwhile is discarded.
 	 */
 	@Override
 	public void close() {
@@ -347,9 +358,13 @@ final class PgLogicalStream implements LogicalStream {
 			return;
 		}
 		this.closed = true;
+		boolean lingered = false;
+		long started = System.nanoTime();
 		try {
 			if (!this.aborted && this.acknowledged.isValid() && this.copy.isActive() && !this.probe.endOfStream()) {
 				writeStatus(this.acknowledged, true);
+				this.probe.lingerOnClose(CLOSE_LINGER);
+				lingered = true;
 			}
 		}
 		catch (RuntimeException ex) {
@@ -363,6 +378,15 @@ final class PgLogicalStream implements LogicalStream {
 				logger.debug("Closing the replication connection for slot '{}' failed", this.slotName, ex);
 			}
 			this.probe.close();
+		}
+		if (lingered && !this.probe.closedByServer()) {
+			logger.debug("Slot '{}': the server did not close the replication connection within {} ms of the final "
+					+ "status update ({}); if it did not read it, what follows the position it confirmed before is "
+					+ "delivered again", this.slotName, CLOSE_LINGER.toMillis(), this.acknowledged);
+		}
+		else if (lingered) {
+			logger.trace("Slot '{}': the server closed the replication connection {} µs after the final status update",
+					this.slotName, TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - started));
 		}
 	}
 

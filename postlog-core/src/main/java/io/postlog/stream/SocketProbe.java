@@ -5,9 +5,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
@@ -31,6 +33,8 @@ final class SocketProbe implements AutoCloseable {
 	private volatile boolean endOfStream;
 
 	private volatile @Nullable ProbedSocket socket;
+
+	private volatile boolean closedByServer;
 
 	private SocketProbe() {
 	}
@@ -116,6 +120,34 @@ final class SocketProbe implements AutoCloseable {
 		return created;
 	}
 
+	/**
+	 * Makes the next close of the socket wait, up to a bound, until the server has closed
+	 * its side: what was written last (a final status update, then pgjdbc's
+	 * {@code Terminate}) is then read by the server before the socket goes. Closed at
+	 * once, the socket is gone (reset, when it still holds unread bytes), and a walsender
+	 * that is still sending fails a write on it and exits before it reads what arrived.
+	 * Waiting, the socket first shuts its output down, so that the server reads
+	 * everything up to the end of the stream, then reads and discards what the server
+	 * still sends until it closes. {@link #closedByServer()} tells how the wait ended; a
+	 * close from another thread (an abort) ends it.
+	 * @param bound the longest wait
+	 */
+	void lingerOnClose(Duration bound) {
+		ProbedSocket current = this.socket;
+		if (current != null) {
+			current.lingerNanos.set(Math.max(1, bound.toNanos()));
+		}
+	}
+
+	/**
+	 * Returns whether the server had closed its side when a {@link #lingerOnClose
+	 * lingering} close ended.
+	 * @return {@code true} if the server closed first
+	 */
+	boolean closedByServer() {
+		return this.closedByServer;
+	}
+
 	@Override
 	public void close() {
 		probes.remove(this.id);
@@ -126,7 +158,11 @@ final class SocketProbe implements AutoCloseable {
 	 */
 	private final class ProbedSocket extends Socket {
 
+		private static final int DISCARD_BYTES = 16 * 1024;
+
 		private volatile @Nullable CountingInput input;
+
+		private final AtomicLong lingerNanos = new AtomicLong();
 
 		@Override
 		public InputStream getInputStream() throws IOException {
@@ -140,6 +176,45 @@ final class SocketProbe implements AutoCloseable {
 				this.input = current;
 			}
 			return current;
+		}
+
+		@Override
+		public void close() throws IOException {
+			long linger = this.lingerNanos.getAndSet(0);
+			try {
+				if (linger > 0 && isConnected() && !isClosed()) {
+					SocketProbe.this.closedByServer = awaitServerClose(linger);
+				}
+			}
+			finally {
+				super.close();
+			}
+		}
+
+		private boolean awaitServerClose(long nanos) {
+			long deadline = System.nanoTime() + nanos;
+			byte[] discarded = new byte[DISCARD_BYTES];
+			try {
+				shutdownOutput();
+				InputStream raw = super.getInputStream();
+				while (true) {
+					long remaining = deadline - System.nanoTime();
+					if (remaining <= 0) {
+						return false;
+					}
+					setSoTimeout((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)));
+					if (raw.read(discarded) < 0) {
+						return true;
+					}
+				}
+			}
+			catch (SocketTimeoutException ex) {
+				return false;
+			}
+			catch (IOException ex) {
+				// A reset after the server exited, or a close from another thread.
+				return !isClosed();
+			}
 		}
 
 	}

@@ -178,6 +178,17 @@ final class SocketProbe implements AutoCloseable {
 			return current;
 		}
 
+		/**
+		 * Leaves the input open while a close is to linger: a TLS socket layered on this
+		 * one shuts its input down before it closes it, which would end the wait at once.
+		 */
+		@Override
+		public void shutdownInput() throws IOException {
+			if (this.lingerNanos.get() == 0) {
+				super.shutdownInput();
+			}
+		}
+
 		@Override
 		public void close() throws IOException {
 			long linger = this.lingerNanos.getAndSet(0);
@@ -195,7 +206,9 @@ final class SocketProbe implements AutoCloseable {
 			long deadline = System.nanoTime() + nanos;
 			byte[] discarded = new byte[DISCARD_BYTES];
 			try {
-				shutdownOutput();
+				if (!isOutputShutdown()) {
+					shutdownOutput();
+				}
 				InputStream raw = super.getInputStream();
 				while (true) {
 					long remaining = deadline - System.nanoTime();

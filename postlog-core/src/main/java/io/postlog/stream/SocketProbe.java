@@ -160,9 +160,9 @@ final class SocketProbe implements AutoCloseable {
 
 		private static final int DISCARD_BYTES = 16 * 1024;
 
-		private volatile @Nullable CountingInput input;
-
 		private final AtomicLong lingerNanos = new AtomicLong();
+
+		private volatile @Nullable CountingInput input;
 
 		@Override
 		public InputStream getInputStream() throws IOException {

@@ -305,7 +305,7 @@ class ReplicationConsumerIntegrationTests {
 	 * A walsender that is sending as the consumer closes its connection fails its next
 	 * write and exits; unless the connection lingers until the server closed it, the
 	 * final acknowledgement that arrived just before is never read, and the slot keeps a
-	 * position up to a status interval older (13 of 20 stops on PostgreSQL 10 before the
+	 * position up to a status interval older (26 of 40 stops on PostgreSQL 10 before the
 	 * linger).
 	 */
 	@Test

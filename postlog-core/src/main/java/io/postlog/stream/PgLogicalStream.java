@@ -363,8 +363,7 @@ final class PgLogicalStream implements LogicalStream {
 		try {
 			if (!this.aborted && this.acknowledged.isValid() && this.copy.isActive() && !this.probe.endOfStream()) {
 				writeStatus(this.acknowledged, true);
-				this.probe.lingerOnClose(CLOSE_LINGER);
-				lingered = true;
+				lingered = this.probe.lingerOnClose(CLOSE_LINGER);
 			}
 		}
 		catch (RuntimeException ex) {
@@ -379,14 +378,20 @@ final class PgLogicalStream implements LogicalStream {
 			}
 			this.probe.close();
 		}
-		if (lingered && !this.probe.closedByServer()) {
-			logger.debug("Slot '{}': the server did not close the replication connection within {} ms of the final "
-					+ "status update ({}); if it did not read it, what follows the position it confirmed before is "
-					+ "delivered again", this.slotName, CLOSE_LINGER.toMillis(), this.acknowledged);
+		if (!lingered) {
+			return;
 		}
-		else if (lingered) {
-			logger.trace("Slot '{}': the server closed the replication connection {} µs after the final status update",
-					this.slotName, TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - started));
+		IOException failure = this.probe.lingerFailure();
+		String ending = (failure != null) ? " (" + failure.getClass().getName() + ")" : "";
+		if (!this.probe.closedByServer()) {
+			logger.debug("Slot '{}': the server did not close the replication connection within {} ms of the final "
+					+ "status update ({}){}; if it did not read it, what follows the position it confirmed before is "
+					+ "delivered again", this.slotName, CLOSE_LINGER.toMillis(), this.acknowledged, ending);
+		}
+		else {
+			logger.trace(
+					"Slot '{}': the server closed the replication connection {} µs after the final status update{}",
+					this.slotName, TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - started), ending);
 		}
 	}
 

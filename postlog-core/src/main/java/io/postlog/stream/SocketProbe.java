@@ -36,6 +36,8 @@ final class SocketProbe implements AutoCloseable {
 
 	private volatile boolean closedByServer;
 
+	private volatile @Nullable IOException lingerFailure;
+
 	private SocketProbe() {
 	}
 
@@ -131,12 +133,16 @@ final class SocketProbe implements AutoCloseable {
 	 * still sends until it closes. {@link #closedByServer()} tells how the wait ended; a
 	 * close from another thread (an abort) ends it.
 	 * @param bound the longest wait
+	 * @return whether the close will wait: {@code false} if pgjdbc did not make its
+	 * socket through this probe
 	 */
-	void lingerOnClose(Duration bound) {
+	boolean lingerOnClose(Duration bound) {
 		ProbedSocket current = this.socket;
-		if (current != null) {
-			current.lingerNanos.set(Math.max(1, bound.toNanos()));
+		if (current == null) {
+			return false;
 		}
+		current.lingerNanos.set(Math.max(1, bound.toNanos()));
+		return true;
 	}
 
 	/**
@@ -146,6 +152,16 @@ final class SocketProbe implements AutoCloseable {
 	 */
 	boolean closedByServer() {
 		return this.closedByServer;
+	}
+
+	/**
+	 * Returns the exception that ended a {@link #lingerOnClose lingering} close, if one
+	 * did: a reset from a server that exited (then {@link #closedByServer()} is
+	 * {@code true}), a close from another thread, or a failure to shut the output down.
+	 * @return the exception, or {@code null}
+	 */
+	@Nullable IOException lingerFailure() {
+		return this.lingerFailure;
 	}
 
 	@Override
@@ -225,7 +241,7 @@ final class SocketProbe implements AutoCloseable {
 				return false;
 			}
 			catch (IOException ex) {
-				// A reset after the server exited, or a close from another thread.
+				SocketProbe.this.lingerFailure = ex;
 				return !isClosed();
 			}
 		}

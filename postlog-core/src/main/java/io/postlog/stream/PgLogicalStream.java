@@ -382,7 +382,8 @@ final class PgLogicalStream implements LogicalStream {
 			return;
 		}
 		IOException failure = this.probe.lingerFailure();
-		String ending = (failure != null) ? " (" + failure.getClass().getName() + ")" : "";
+		String ending = (failure != null) ? " (" + failure.getClass().getName() + ": " + failure.getMessage() + ")"
+				: "";
 		if (!this.probe.closedByServer()) {
 			logger.debug("Slot '{}': the server did not close the replication connection within {} ms of the final "
 					+ "status update ({}){}; if it did not read it, what follows the position it confirmed before is "

@@ -7,15 +7,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import io.postlog.TableId;
@@ -28,7 +24,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static io.postlog.consumer.ReplicationConsumerIntegrationTests.activePid;
-import static io.postlog.consumer.ReplicationConsumerIntegrationTests.confirmedFlush;
 import static io.postlog.consumer.ReplicationConsumerIntegrationTests.query;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -50,7 +45,7 @@ class TlsIntegrationTests {
 
 	private static PostgresDatabase database;
 
-	private final List<ReplicationConsumer> consumers = new java.util.ArrayList<>();
+	private final List<ReplicationConsumer> consumers = new ArrayList<>();
 
 	@BeforeAll
 	static void startServer() throws IOException {
@@ -108,37 +103,7 @@ class TlsIntegrationTests {
 
 	@Test
 	void stopWhileTheServerSendsLeavesTheSlotAtTheAcknowledgedPosition() throws Exception {
-		database.execute("CREATE TABLE busy (id bigserial PRIMARY KEY, pad text)");
-		AtomicBoolean writing = new AtomicBoolean(true);
-		Thread writer = new Thread(() -> {
-			try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
-				while (writing.get()) {
-					statement.execute("INSERT INTO busy (pad) SELECT repeat('x', 100) FROM generate_series(1, 3000)");
-				}
-			}
-			catch (SQLException ex) {
-				throw new IllegalStateException(ex);
-			}
-		}, "busy-writer");
-		writer.start();
-		try {
-			for (int round = 0; round < 5; round++) {
-				String slot = "busy_slot_" + round;
-				AtomicInteger delivered = new AtomicInteger();
-				ReplicationConsumer consumer = start(
-						builder(slot, "busy").changeHandler((change) -> delivered.incrementAndGet()));
-				await().until(() -> delivered.get() >= 20_000);
-				consumer.stop();
-				await().until(() -> activePid(database, slot) == null);
-				assertThat(confirmedFlush(database, slot)).as("the slot's position after stop %d", round)
-					.isEqualTo(consumer.ackedLsn());
-				database.execute("SELECT pg_drop_replication_slot('" + slot + "')");
-			}
-		}
-		finally {
-			writing.set(false);
-			writer.join(Duration.ofMinutes(1).toMillis());
-		}
+		BusyStops.run(database, (slot, handler) -> start(builder(slot, "busy").changeHandler(handler)));
 	}
 
 	private ReplicationConsumer.Builder builder(String slot, String table) {

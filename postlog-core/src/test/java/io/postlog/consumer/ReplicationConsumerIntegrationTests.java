@@ -376,8 +376,18 @@ class ReplicationConsumerIntegrationTests {
 	}
 
 	private ReplicationConsumer.Builder builder(PostgresDatabase database, String slot, String table) {
+		return builder(database.jdbcUrl(), database.username(), slot, table);
+	}
+
+	/**
+	 * A consumer of one table of schema {@code public}, creating its slot and its
+	 * publication ({@code
+	 * <table>
+	 * _pub}), with a 1 s status interval.
+	 */
+	static ReplicationConsumer.Builder builder(String jdbcUrl, String username, String slot, String table) {
 		return ReplicationConsumer.builder()
-			.jdbcUrl(database.jdbcUrl(), database.username(), null)
+			.jdbcUrl(jdbcUrl, username, null)
 			.slotName(slot)
 			.slotLifecycle(SlotLifecycle.CREATE_IF_MISSING)
 			.publicationName(table + "_pub")

@@ -14,8 +14,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
-import io.postlog.TableId;
-import io.postlog.admin.SlotLifecycle;
 import io.postlog.test.EmbeddedPostgresServer;
 import io.postlog.test.PostgresDatabase;
 import org.junit.jupiter.api.AfterAll;
@@ -84,8 +82,7 @@ class TlsIntegrationTests {
 	void changesArriveOverAnEncryptedReplicationConnection() throws Exception {
 		database.execute("CREATE TABLE sealed (id int PRIMARY KEY, note text)");
 		Set<Integer> ids = ConcurrentHashMap.newKeySet();
-		start(builder("sealed_slot", "sealed")
-			.changeHandler((change) -> ids.add(change.after().get("id", Integer.class))));
+		start("sealed_slot", "sealed", (change) -> ids.add(change.after().get("id", Integer.class)));
 		database.execute("INSERT INTO sealed SELECT g, 'n' || g FROM generate_series(1, 100) g");
 		await().atMost(Duration.ofSeconds(30)).until(() -> ids.size() == 100);
 		Integer walsender = activePid(database, "sealed_slot");
@@ -103,23 +100,15 @@ class TlsIntegrationTests {
 
 	@Test
 	void stopWhileTheServerSendsLeavesTheSlotAtTheAcknowledgedPosition() throws Exception {
-		BusyStops.run(database, (slot, handler) -> start(builder(slot, "busy").changeHandler(handler)));
+		BusyStops.run(database, (slot, handler) -> start(slot, "busy", handler));
 	}
 
-	private ReplicationConsumer.Builder builder(String slot, String table) {
+	private ReplicationConsumer start(String slot, String table, ChangeHandler handler) {
 		String url = database.jdbcUrl() + "?sslmode=verify-full&sslrootcert=" + tls.resolve("server.crt");
-		return ReplicationConsumer.builder()
-			.jdbcUrl(url, database.username(), null)
-			.slotName(slot)
-			.slotLifecycle(SlotLifecycle.CREATE_IF_MISSING)
-			.publicationName(table + "_pub")
-			.tables(List.of(new TableId("public", table)))
-			.statusInterval(Duration.ofSeconds(1))
-			.stopTimeout(Duration.ofSeconds(10));
-	}
-
-	private ReplicationConsumer start(ReplicationConsumer.Builder builder) {
-		ReplicationConsumer consumer = builder.build();
+		ReplicationConsumer consumer = ReplicationConsumerIntegrationTests
+			.builder(url, database.username(), slot, table)
+			.changeHandler(handler)
+			.build();
 		this.consumers.add(consumer);
 		consumer.start();
 		return consumer;

@@ -381,9 +381,7 @@ class ReplicationConsumerIntegrationTests {
 
 	/**
 	 * A consumer of one table of schema {@code public}, creating its slot and its
-	 * publication ({@code
-	 * <table>
-	 * _pub}), with a 1 s status interval.
+	 * publication (the table's name and {@code _pub}), with a 1 s status interval.
 	 */
 	static ReplicationConsumer.Builder builder(String jdbcUrl, String username, String slot, String table) {
 		return ReplicationConsumer.builder()

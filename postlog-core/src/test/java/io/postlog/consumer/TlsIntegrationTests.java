@@ -90,7 +90,7 @@ class TlsIntegrationTests {
 		assertThat(query(database, "SELECT ssl::text FROM pg_stat_ssl WHERE pid = " + walsender))
 			.as("the walsender's connection is encrypted")
 			.isEqualTo("true");
-		// The test's own query goes without TLS; every session postlog holds has it.
+		// Every session in the database but the query's own: postlog's.
 		assertThat(query(database,
 				"SELECT count(*) FROM pg_stat_activity a JOIN pg_stat_ssl s ON s.pid = a.pid WHERE a.datname = "
 						+ "current_database() AND a.pid <> pg_backend_pid() AND NOT s.ssl"))

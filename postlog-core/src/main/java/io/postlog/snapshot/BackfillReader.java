@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import io.postlog.Lsn;
 import io.postlog.Row;
@@ -45,6 +46,15 @@ public final class BackfillReader {
 	private static final Logger logger = LoggerFactory.getLogger(BackfillReader.class);
 
 	private static final int VISIBILITY_ATTEMPTS = 300;
+
+	private static final String BEGIN = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
+
+	/** A read's settings: the values it decodes are in the stream's formats. */
+	private static final String SETTINGS = "SET LOCAL application_name = 'postlog-backfill';"
+			+ " SET LOCAL statement_timeout = 0; SET LOCAL standard_conforming_strings = on;"
+			+ " SET LOCAL DateStyle = 'ISO, MDY'; SET LOCAL IntervalStyle = 'postgres';"
+			+ " SET LOCAL extra_float_digits = 3; SET LOCAL bytea_output = 'hex'; SET LOCAL lc_monetary = 'C';"
+			+ " SET LOCAL TimeZone = 'UTC'";
 
 	private final ValueDecoders decoders;
 
@@ -222,13 +232,39 @@ public final class BackfillReader {
 	public BackfillChunk read(Connection connection, BackfillTable table, @Nullable ChunkRange range,
 			@Nullable List<String> after, int limit, boolean binary, long[] delivered)
 			throws SQLException, InterruptedException {
+		return read(connection, table, range, after, limit, binary, delivered, (chunk) -> null);
+	}
+
+	/**
+	 * Reads the next chunk within a range of the table, as
+	 * {@link #read(Connection, BackfillTable, ChunkRange, List, int, boolean, long[])}
+	 * does, and runs one more statement in the round trip of the read's {@code COMMIT},
+	 * in a transaction of its own after it (the chunk's high watermark).
+	 * @param connection an ordinary connection in autocommit mode; left in it
+	 * @param table the table
+	 * @param range the range, or {@code null} for the whole table
+	 * @param after the key to read on from, in its text form, or {@code null} from the
+	 * start
+	 * @param limit the most rows
+	 * @param binary whether to read binary values (as a binary stream sends them)
+	 * @param delivered the ids of transactions the stream delivered before the read was
+	 * announced, all of which the read must see
+	 * @param afterCommit given the chunk read, before its transaction commits: the
+	 * statement to run after the commit, or {@code null} for none
+	 * @return the chunk
+	 * @throws SnapshotReadException if a value does not decode, or if a transaction stays
+	 * invisible
+	 * @throws SQLException if the read or the statement fails
+	 */
+	public BackfillChunk read(Connection connection, BackfillTable table, @Nullable ChunkRange range,
+			@Nullable List<String> after, int limit, boolean binary, long[] delivered,
+			Function<BackfillChunk, @Nullable String> afterCommit) throws SQLException, InterruptedException {
 		TablePlan plan = table.plan;
 		String sql = ChunkSql.of(table, range, after, limit, binary);
 		for (int attempt = 1;; attempt++) {
-			begin(connection);
 			boolean done = false;
 			try {
-				ReadVisibility visibility = visibility(connection);
+				ReadVisibility visibility = beginAndSee(connection);
 				if (visibility != null && !seesAll(visibility, delivered)) {
 					visibility = null;
 				}
@@ -245,7 +281,8 @@ public final class BackfillReader {
 							+ plan.table + " stayed invisible to it", plan.table, null, null);
 				}
 				BackfillChunk chunk = copy(connection, table, sql, binary, visibility);
-				end(connection);
+				String then = afterCommit.apply(chunk);
+				end(connection, then);
 				done = true;
 				return chunk;
 			}
@@ -351,7 +388,7 @@ public final class BackfillReader {
 		TablePlan plan = table.plan;
 		CopyOut copy = connection.unwrap(PGConnection.class).getCopyAPI().copyOut(sql);
 		CopyRows copyRows = CopyRows.of(new CopyInput(copy::readFromCopy), binary);
-		int keys = table.keyPositions.length;
+		int keys = keyTextFields(table);
 		CopyFields fields = new CopyFields(keys + plan.columnNames.size());
 		List<BackfillRow> rows = new ArrayList<>();
 		byte[][] lastKey = null;
@@ -359,11 +396,13 @@ public final class BackfillReader {
 		try {
 			while (copyRows.next(fields)) {
 				rows.add(row(table, fields, binary, tableHash));
-				// The fields are slices of the data, valid until the next row: the key's
-				// text is copied out.
-				lastKey = new byte[keys][];
-				for (int i = 0; i < keys; i++) {
-					lastKey[i] = fields.copy(i);
+				if (keys > 0) {
+					// The fields are slices of the data, valid until the next row: the
+					// key's text is copied out.
+					lastKey = new byte[keys][];
+					for (int i = 0; i < keys; i++) {
+						lastKey[i] = fields.copy(i);
+					}
 				}
 			}
 		}
@@ -374,12 +413,27 @@ public final class BackfillReader {
 			discardRest(copy, ex);
 			throw ex;
 		}
-		return new BackfillChunk(rows, (lastKey != null) ? text(lastKey) : null, visibility);
+		List<String> after = null;
+		if (lastKey != null) {
+			after = text(lastKey);
+		}
+		else if (!rows.isEmpty()) {
+			after = table.keyText(rows.get(rows.size() - 1).key());
+		}
+		return new BackfillChunk(rows, after, visibility);
+	}
+
+	/**
+	 * Returns how many fields of the key's text come before a chunk row's columns: none
+	 * when the key's text is made from the row's values.
+	 */
+	private static int keyTextFields(BackfillTable table) {
+		return table.keyTextFromValues ? 0 : table.keyPositions.length;
 	}
 
 	private BackfillRow row(BackfillTable table, CopyFields fields, boolean binary, int tableHash) {
 		TablePlan plan = table.plan;
-		int keys = table.keyPositions.length;
+		int keys = keyTextFields(table);
 		@Nullable Object[] values = new Object[plan.columnNames.size()];
 		int bytes = 16;
 		for (int i = 0; i < values.length; i++) {
@@ -455,29 +509,47 @@ public final class BackfillReader {
 		return true;
 	}
 
-	private static @Nullable ReadVisibility visibility(Connection connection) throws SQLException {
-		try (Statement statement = connection.createStatement();
-				ResultSet row = statement.executeQuery("SELECT txid_current_snapshot()::text, EXISTS (SELECT 1 FROM"
-						+ " txid_snapshot_xip(txid_current_snapshot()) x WHERE txid_status(x) = 'committed')")) {
-			row.next();
-			return row.getBoolean(2) ? null : ReadVisibility.parse(row.getString(1));
+	/**
+	 * Begins a read's transaction and returns what its snapshot sees, in one round trip
+	 * (pgjdbc sends the statements of one string together, with one Sync).
+	 * @return the visibility, or {@code null} when a transaction the snapshot holds in
+	 * progress has committed already
+	 */
+	private static @Nullable ReadVisibility beginAndSee(Connection connection) throws SQLException {
+		connection.setAutoCommit(true);
+		try (Statement statement = connection.createStatement()) {
+			statement.execute(BEGIN + "; " + SETTINGS + "; SELECT txid_current_snapshot()::text, EXISTS (SELECT 1 FROM"
+					+ " txid_snapshot_xip(txid_current_snapshot()) x WHERE txid_status(x) = 'committed')");
+			while (statement.getResultSet() == null) {
+				if (!statement.getMoreResults() && statement.getUpdateCount() == -1) {
+					throw new SQLException("The read's visibility query returned no row");
+				}
+			}
+			try (ResultSet row = statement.getResultSet()) {
+				row.next();
+				return row.getBoolean(2) ? null : ReadVisibility.parse(row.getString(1));
+			}
 		}
 	}
 
-	private void begin(Connection connection) throws SQLException {
+	private static void begin(Connection connection) throws SQLException {
 		connection.setAutoCommit(true);
 		try (Statement statement = connection.createStatement()) {
-			statement.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY");
-			statement.execute("SET LOCAL application_name = 'postlog-backfill'; SET LOCAL statement_timeout = 0;"
-					+ " SET LOCAL standard_conforming_strings = on; SET LOCAL DateStyle = 'ISO, MDY';"
-					+ " SET LOCAL IntervalStyle = 'postgres'; SET LOCAL extra_float_digits = 3;"
-					+ " SET LOCAL bytea_output = 'hex'; SET LOCAL lc_monetary = 'C'; SET LOCAL TimeZone = 'UTC'");
+			statement.execute(BEGIN + "; " + SETTINGS);
 		}
 	}
 
 	private static void end(Connection connection) throws SQLException {
+		end(connection, null);
+	}
+
+	/**
+	 * Commits, then runs a statement in an implicit transaction of its own, in one round
+	 * trip.
+	 */
+	private static void end(Connection connection, @Nullable String then) throws SQLException {
 		try (Statement statement = connection.createStatement()) {
-			statement.execute("COMMIT");
+			statement.execute((then != null) ? "COMMIT; " + then : "COMMIT");
 		}
 	}
 

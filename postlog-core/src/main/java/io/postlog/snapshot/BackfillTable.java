@@ -11,6 +11,8 @@ import io.postlog.Row;
 import io.postlog.TableId;
 import io.postlog.UnchangedToast;
 import io.postlog.pgoutput.PgOutputMessage;
+import io.postlog.types.PgType;
+import io.postlog.types.ValueDecoders;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,6 +37,15 @@ public final class BackfillTable {
 
 	final boolean routesByKey;
 
+	/**
+	 * Whether every key column's decoded value spells the key's text form exactly (the
+	 * standard decoders of {@code smallint}, {@code integer}, {@code bigint},
+	 * {@code text}, {@code varchar} and {@code uuid}), so that a chunk's read need not
+	 * ask the server for it: the key that the next chunk reads on from is made from the
+	 * last row's values. Otherwise every row's key is read as text too.
+	 */
+	final boolean keyTextFromValues;
+
 	final @Nullable ReadShape readShape;
 
 	BackfillTable(TablePlan plan, int[] keyPositions, List<String> keyTypes, boolean routesByKey,
@@ -46,6 +57,41 @@ public final class BackfillTable {
 		Arrays.sort(this.hashPositions);
 		this.keyTypes = List.copyOf(keyTypes);
 		this.routesByKey = routesByKey;
+		this.keyTextFromValues = keyTextFromValues(plan, this.keyPositions);
+	}
+
+	private static boolean keyTextFromValues(TablePlan plan, int[] keyPositions) {
+		for (int position : keyPositions) {
+			int oid = plan.typeOids[position];
+			boolean exact = oid == PgType.INT2 || oid == PgType.INT4 || oid == PgType.INT8 || oid == PgType.TEXT
+					|| oid == PgType.VARCHAR || oid == PgType.UUID;
+			// A decoder of the user's own for the type may give another Java type.
+			if (!exact || plan.decoders[position] != ValueDecoders.standard().decoderFor(oid)) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Returns the text form of a key, for a table whose {@link #keyTextFromValues} is
+	 * set.
+	 * @param key the key's values, in index order
+	 */
+	List<String> keyText(List<@Nullable Object> key) {
+		List<String> text = new ArrayList<>(key.size());
+		for (int i = 0; i < key.size(); i++) {
+			Object value = key.get(i);
+			if (!(value instanceof Number || value instanceof String || value instanceof java.util.UUID)) {
+				// Key columns are never null, and the standard decoders of these types
+				// give nothing else.
+				throw new IllegalStateException("Key column '" + this.plan.columnNames.get(this.keyPositions[i])
+						+ "' of table " + this.plan.table + " decoded to "
+						+ ((value != null) ? value.getClass().getName() : "null"));
+			}
+			text.add(value.toString());
+		}
+		return text;
 	}
 
 	/**

@@ -17,9 +17,10 @@ final class ChunkSql {
 	}
 
 	/**
-	 * Returns the {@code COPY} of one chunk: the key's text, then every published column,
-	 * of the rows within the range (and the publication's row filter) after the given
-	 * key, in key order, at most {@code limit}.
+	 * Returns the {@code COPY} of one chunk: the key's text (unless the table's
+	 * {@link BackfillTable#keyTextFromValues} makes it from the last row's values), then
+	 * every published column, of the rows within the range (and the publication's row
+	 * filter) after the given key, in key order, at most {@code limit}.
 	 * @param table the table
 	 * @param range the range, or {@code null} for the whole table (a range of another
 	 * table, or of a column the table no longer publishes, is ignored: a superset is
@@ -38,8 +39,10 @@ final class ChunkSql {
 			keys.add(PgIdentifiers.quote("column", plan.columnNames.get(position)));
 		}
 		StringBuilder sql = new StringBuilder("COPY (SELECT ");
-		for (String key : keys) {
-			sql.append(key).append("::text, ");
+		if (!table.keyTextFromValues) {
+			for (String key : keys) {
+				sql.append(key).append("::text, ");
+			}
 		}
 		for (int i = 0; i < plan.columnNames.size(); i++) {
 			sql.append((i > 0) ? ", " : "").append(PgIdentifiers.quote("column", plan.columnNames.get(i)));

@@ -29,7 +29,8 @@ import static org.awaitility.Awaitility.await;
  * one or two rows every key is the lower bound of the next chunk, so keys holding quotes,
  * backslashes, an injection attempt, non-ASCII text and the empty string each become a
  * literal. Every row arrives exactly once and the table is left as it was, in text and
- * binary mode, for a text key and a composite (text, int) key.
+ * binary mode, for a text key, a composite (text, int) key, a key whose text the reader
+ * makes from its values and one whose text it reads.
  */
 @Tag("matrix")
 @PostgresTest
@@ -92,6 +93,74 @@ class BackfillKeyLiteralIntegrationTests {
 		Map<String, AtomicInteger> seen = backfill(database, table, binary, 2,
 				(change) -> change.after().get("name", String.class) + "|" + change.after().get("n", Integer.class));
 		assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(expected);
+		assertThat(seen.values()).allSatisfy((count) -> assertThat(count.get()).isOne());
+		assertThat(count(database, table)).isEqualTo(expected.size());
+	}
+
+	/**
+	 * A key of {@code uuid}, {@code bigint} and {@code smallint}, whose text the reader
+	 * makes from the decoded values instead of reading it: every value must spell the
+	 * server's text form, or a chunk would go on from the wrong key.
+	 */
+	@ParameterizedTest(name = "binary={0}")
+	@ValueSource(booleans = { false, true })
+	void keysMadeFromValuesEachBecomeALiteralAndEveryRowArrivesOnce(boolean binary, PostgresDatabase database)
+			throws Exception {
+		String table = "bf_values_" + binary;
+		database
+			.execute("CREATE TABLE " + table + " (u uuid, n bigint, s smallint, v text," + " PRIMARY KEY (u, n, s))");
+		List<String> expected = new ArrayList<>();
+		try (Connection connection = database.connect();
+				PreparedStatement insert = connection
+					.prepareStatement("INSERT INTO " + table + " VALUES (?::uuid, ?, ?, 'value')")) {
+			for (String uuid : List.of("00000000-0000-0000-0000-000000000000", "0f8fad5b-d9cb-469f-a165-70867728950e",
+					"FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF")) {
+				for (long n : new long[] { Long.MIN_VALUE, -1, 0, 9, 10, Long.MAX_VALUE }) {
+					for (short s : new short[] { Short.MIN_VALUE, 0, Short.MAX_VALUE }) {
+						insert.setString(1, uuid);
+						insert.setLong(2, n);
+						insert.setShort(3, s);
+						insert.addBatch();
+						expected.add(uuid.toLowerCase(java.util.Locale.ROOT) + "|" + n + "|" + s);
+					}
+				}
+			}
+			insert.executeBatch();
+		}
+		Map<String, AtomicInteger> seen = backfill(database, table, binary, 2,
+				(change) -> change.after().get("u") + "|" + change.after().get("n") + "|" + change.after().get("s"));
+		assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(expected);
+		assertThat(seen.values()).allSatisfy((count) -> assertThat(count.get()).isOne());
+		assertThat(count(database, table)).isEqualTo(expected.size());
+	}
+
+	/**
+	 * A key whose decoded value does not spell its text ({@code numeric} keeps its scale
+	 * in text, {@code timestamptz} its format): the reader reads the key's text.
+	 */
+	@ParameterizedTest(name = "binary={0}")
+	@ValueSource(booleans = { false, true })
+	void keysReadAsTextEachBecomeALiteralAndEveryRowArrivesOnce(boolean binary, PostgresDatabase database)
+			throws Exception {
+		String table = "bf_read_text_" + binary;
+		database.execute("CREATE TABLE " + table + " (d numeric, t timestamptz, v text, PRIMARY KEY (d, t))");
+		List<String> expected = new ArrayList<>();
+		try (Connection connection = database.connect();
+				PreparedStatement insert = connection
+					.prepareStatement("INSERT INTO " + table + " VALUES (?::numeric, ?::timestamptz, 'value')")) {
+			for (String d : List.of("-1.50", "0.000", "1.5000000000000000000001", "1e20", "NaN")) {
+				for (String t : List.of("2026-12-07 00:00:00+00", "2026-12-07 00:00:00.000001+00", "infinity")) {
+					insert.setString(1, d);
+					insert.setString(2, t);
+					insert.addBatch();
+					expected.add(d + "|" + t);
+				}
+			}
+			insert.executeBatch();
+		}
+		Map<String, AtomicInteger> seen = backfill(database, table, binary, 2,
+				(change) -> change.after().get("d") + "|" + change.after().get("t"));
+		assertThat(seen).hasSize(expected.size());
 		assertThat(seen.values()).allSatisfy((count) -> assertThat(count.get()).isOne());
 		assertThat(count(database, table)).isEqualTo(expected.size());
 	}

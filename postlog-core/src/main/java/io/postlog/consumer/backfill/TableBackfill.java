@@ -223,14 +223,17 @@ final class TableBackfill {
 		try {
 			BackfillChunk rows = this.connection.run(backfill, (c) -> {
 				this.watermarks.write(c, chunk.low());
-				BackfillChunk read = this.reader.read(c, table, range, after, this.settings.chunkSize(), this.binary,
-						chunk.deliveredBefore);
-				if (!read.rows().isEmpty()) {
-					chunk.mark = new ChunkMark(backfill.id(), ordinal, read.lastKey(), false);
-					chunk.rows(read);
-					this.watermarks.write(c, chunk.high());
-				}
-				return read;
+				// The window has the rows before the high watermark is written, which
+				// goes in the round trip of the read's commit.
+				return this.reader.read(c, table, range, after, this.settings.chunkSize(), this.binary,
+						chunk.deliveredBefore, (read) -> {
+							if (read.rows().isEmpty()) {
+								return null;
+							}
+							chunk.mark = new ChunkMark(backfill.id(), ordinal, read.lastKey(), false);
+							chunk.rows(read);
+							return this.watermarks.sql(chunk.high());
+						});
 			});
 			if (rows == null) {
 				return null;

@@ -14,6 +14,7 @@ import io.postlog.TableId;
 import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
 import org.jspecify.annotations.Nullable;
+import org.postgresql.core.Utils;
 
 /**
  * The low and high watermarks that open and close a backfill chunk's window in the
@@ -94,20 +95,36 @@ public final class Watermarks {
 	 */
 	void write(Connection connection, String token) throws SQLException {
 		connection.setAutoCommit(true);
-		if (this.messages) {
-			try (PreparedStatement statement = connection
-				.prepareStatement("SELECT pg_catalog.pg_logical_emit_message(true, '" + PREFIX + "', ?)")) {
-				statement.setString(1, token);
-				statement.execute();
-			}
-			return;
+		try (Statement statement = connection.createStatement()) {
+			statement.execute(sql(token));
 		}
-		try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + PgIdentifiers.quote(this.table)
-				+ " (slot_name, mark) VALUES (?, ?) ON CONFLICT (slot_name) DO UPDATE SET mark = EXCLUDED.mark,"
-				+ " updated_at = now()")) {
-			statement.setString(1, this.slotName);
-			statement.setString(2, token);
-			statement.executeUpdate();
+	}
+
+	/**
+	 * Returns the statement that writes a watermark, for a caller that sends it with
+	 * others; run in autocommit, it is a transaction of its own.
+	 * @param token the watermark's token
+	 */
+	String sql(String token) {
+		if (this.messages) {
+			return "SELECT pg_catalog.pg_logical_emit_message(true, " + literal(PREFIX) + ", " + literal(token) + ")";
+		}
+		return "INSERT INTO " + PgIdentifiers.quote(this.table) + " (slot_name, mark) VALUES (" + literal(this.slotName)
+				+ ", " + literal(token) + ") ON CONFLICT (slot_name) DO UPDATE SET mark = EXCLUDED.mark,"
+				+ " updated_at = now()";
+	}
+
+	/**
+	 * Quotes a string literal in {@code E''} syntax (pgjdbc doubles backslashes and
+	 * quotes), so that it reads the same whatever {@code standard_conforming_strings} is.
+	 */
+	private static String literal(String value) {
+		try {
+			return "E'" + Utils.escapeLiteral(null, value, false) + "'";
+		}
+		catch (SQLException ex) {
+			// Only NUL cannot be quoted; the slot's name and the tokens are ASCII.
+			throw new IllegalArgumentException("A watermark's text cannot be quoted", ex);
 		}
 	}
 

@@ -5,7 +5,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,7 +14,6 @@ import java.util.function.Function;
 import io.postlog.Lsn;
 import io.postlog.Row;
 import io.postlog.TableId;
-import io.postlog.admin.PgErrors;
 import io.postlog.admin.PgIdentifiers;
 import io.postlog.pgoutput.PgOutputMessage;
 import io.postlog.types.ValueDecodingException;
@@ -23,8 +21,6 @@ import io.postlog.types.ValueDecoders;
 import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 import org.postgresql.copy.CopyOut;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Reads a table for a backfill while the stream runs: one chunk at a time, in key order
@@ -43,18 +39,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class BackfillReader {
 
-	private static final Logger logger = LoggerFactory.getLogger(BackfillReader.class);
-
 	private static final int VISIBILITY_ATTEMPTS = 300;
-
-	private static final String BEGIN = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
-
-	/** A read's settings: the values it decodes are in the stream's formats. */
-	private static final String SETTINGS = "SET LOCAL application_name = 'postlog-backfill';"
-			+ " SET LOCAL statement_timeout = 0; SET LOCAL standard_conforming_strings = on;"
-			+ " SET LOCAL DateStyle = 'ISO, MDY'; SET LOCAL IntervalStyle = 'postgres';"
-			+ " SET LOCAL extra_float_digits = 3; SET LOCAL bytea_output = 'hex'; SET LOCAL lc_monetary = 'C';"
-			+ " SET LOCAL TimeZone = 'UTC'";
 
 	private final ValueDecoders decoders;
 
@@ -264,14 +249,14 @@ public final class BackfillReader {
 		for (int attempt = 1;; attempt++) {
 			boolean done = false;
 			try {
-				ReadVisibility visibility = beginAndSee(connection);
-				if (visibility != null && !seesAll(visibility, delivered)) {
+				ReadVisibility visibility = ReadTransaction.beginAndSee(connection);
+				if (visibility != null && !ReadTransaction.seesAll(visibility, delivered)) {
 					visibility = null;
 				}
 				if (visibility == null && attempt < VISIBILITY_ATTEMPTS) {
 					// A transaction committed but is not visible yet: its commit may lie
 					// before the low watermark, so this snapshot could miss it.
-					end(connection);
+					ReadTransaction.commit(connection, null);
 					done = true;
 					Thread.sleep(Math.min(attempt, 10));
 					continue;
@@ -282,7 +267,7 @@ public final class BackfillReader {
 				}
 				BackfillChunk chunk = copy(connection, table, sql, binary, visibility);
 				String then = afterCommit.apply(chunk);
-				end(connection, then);
+				ReadTransaction.commit(connection, then);
 				done = true;
 				return chunk;
 			}
@@ -298,7 +283,7 @@ public final class BackfillReader {
 			}
 			finally {
 				if (!done) {
-					rollback(connection);
+					ReadTransaction.rollback(connection);
 				}
 			}
 		}
@@ -336,7 +321,7 @@ public final class BackfillReader {
 				.append(table.keyTypes.get(i))
 				.append(")");
 		}
-		begin(connection);
+		ReadTransaction.begin(connection);
 		boolean done = false;
 		try (PreparedStatement statement = connection.prepareStatement(sql.toString())) {
 			for (int i = 0; i < key.size(); i++) {
@@ -356,13 +341,13 @@ public final class BackfillReader {
 					}
 				}
 			}
-			end(connection);
+			ReadTransaction.commit(connection, null);
 			done = true;
 			return values;
 		}
 		finally {
 			if (!done) {
-				rollback(connection);
+				ReadTransaction.rollback(connection);
 			}
 		}
 	}
@@ -493,74 +478,6 @@ public final class BackfillReader {
 							+ Integer.toUnsignedString(plan.typeOids[column]) + ") in " + where
 							+ (valueFree ? "" : ": decoder failed with " + ex.getClass().getName()),
 					plan.table, where, valueFree ? ex : null);
-		}
-	}
-
-	/**
-	 * Returns what the transaction's snapshot sees, or {@code null} when a transaction it
-	 * holds in progress has committed already.
-	 */
-	private static boolean seesAll(ReadVisibility visibility, long[] delivered) {
-		for (long xid : delivered) {
-			if (!visibility.sees(xid)) {
-				return false;
-			}
-		}
-		return true;
-	}
-
-	/**
-	 * Begins a read's transaction and returns what its snapshot sees, in one round trip
-	 * (pgjdbc sends the statements of one string together, with one Sync).
-	 * @return the visibility, or {@code null} when a transaction the snapshot holds in
-	 * progress has committed already
-	 */
-	private static @Nullable ReadVisibility beginAndSee(Connection connection) throws SQLException {
-		connection.setAutoCommit(true);
-		try (Statement statement = connection.createStatement()) {
-			statement.execute(BEGIN + "; " + SETTINGS + "; SELECT txid_current_snapshot()::text, EXISTS (SELECT 1 FROM"
-					+ " txid_snapshot_xip(txid_current_snapshot()) x WHERE txid_status(x) = 'committed')");
-			while (statement.getResultSet() == null) {
-				if (!statement.getMoreResults() && statement.getUpdateCount() == -1) {
-					throw new SQLException("The read's visibility query returned no row");
-				}
-			}
-			try (ResultSet row = statement.getResultSet()) {
-				row.next();
-				return row.getBoolean(2) ? null : ReadVisibility.parse(row.getString(1));
-			}
-		}
-	}
-
-	private static void begin(Connection connection) throws SQLException {
-		connection.setAutoCommit(true);
-		try (Statement statement = connection.createStatement()) {
-			statement.execute(BEGIN + "; " + SETTINGS);
-		}
-	}
-
-	private static void end(Connection connection) throws SQLException {
-		end(connection, null);
-	}
-
-	/**
-	 * Commits, then runs a statement in an implicit transaction of its own, in one round
-	 * trip.
-	 */
-	private static void end(Connection connection, @Nullable String then) throws SQLException {
-		try (Statement statement = connection.createStatement()) {
-			statement.execute((then != null) ? "COMMIT; " + then : "COMMIT");
-		}
-	}
-
-	private static void rollback(Connection connection) {
-		try (Statement statement = connection.createStatement()) {
-			statement.execute("ROLLBACK");
-		}
-		catch (SQLException ex) {
-			// Safe to leave: the connection is likely gone, and its owner finds out on
-			// the next use.
-			logger.debug("Rolling back a backfill read failed ({})", PgErrors.describe(ex));
 		}
 	}
 

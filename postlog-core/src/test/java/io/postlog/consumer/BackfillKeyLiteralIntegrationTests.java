@@ -64,9 +64,7 @@ class BackfillKeyLiteralIntegrationTests {
 		}
 		Map<String, AtomicInteger> seen = backfill(database, table, binary, 1,
 				(change) -> change.after().get("k", String.class));
-		assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(keys);
-		assertThat(seen.values()).allSatisfy((count) -> assertThat(count.get()).isOne());
-		assertThat(count(database, table)).isEqualTo(keys.size());
+		assertEachOnce(seen, keys, database, table);
 	}
 
 	@ParameterizedTest(name = "binary={0}")
@@ -92,9 +90,7 @@ class BackfillKeyLiteralIntegrationTests {
 		}
 		Map<String, AtomicInteger> seen = backfill(database, table, binary, 2,
 				(change) -> change.after().get("name", String.class) + "|" + change.after().get("n", Integer.class));
-		assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(expected);
-		assertThat(seen.values()).allSatisfy((count) -> assertThat(count.get()).isOne());
-		assertThat(count(database, table)).isEqualTo(expected.size());
+		assertEachOnce(seen, expected, database, table);
 	}
 
 	/**
@@ -129,9 +125,7 @@ class BackfillKeyLiteralIntegrationTests {
 		}
 		Map<String, AtomicInteger> seen = backfill(database, table, binary, 2,
 				(change) -> change.after().get("u") + "|" + change.after().get("n") + "|" + change.after().get("s"));
-		assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(expected);
-		assertThat(seen.values()).allSatisfy((count) -> assertThat(count.get()).isOne());
-		assertThat(count(database, table)).isEqualTo(expected.size());
+		assertEachOnce(seen, expected, database, table);
 	}
 
 	/**
@@ -185,6 +179,17 @@ class BackfillKeyLiteralIntegrationTests {
 		assertThat(backfill.failure()).isNull();
 		assertThat(backfill.state()).isEqualTo(Backfill.State.COMPLETED);
 		return seen;
+	}
+
+	/**
+	 * Asserts that each expected key arrived exactly once, and that the table still holds
+	 * that many rows.
+	 */
+	private static void assertEachOnce(Map<String, AtomicInteger> seen, List<String> expected,
+			PostgresDatabase database, String table) throws Exception {
+		assertThat(seen.keySet()).containsExactlyInAnyOrderElementsOf(expected);
+		assertThat(seen.values()).allSatisfy((count) -> assertThat(count.get()).isOne());
+		assertThat(count(database, table)).isEqualTo(expected.size());
 	}
 
 	private static List<String> keys(String table) {

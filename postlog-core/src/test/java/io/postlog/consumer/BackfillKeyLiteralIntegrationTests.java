@@ -103,8 +103,7 @@ class BackfillKeyLiteralIntegrationTests {
 	void keysMadeFromValuesEachBecomeALiteralAndEveryRowArrivesOnce(boolean binary, PostgresDatabase database)
 			throws Exception {
 		String table = "bf_values_" + binary;
-		database
-			.execute("CREATE TABLE " + table + " (u uuid, n bigint, s smallint, v text," + " PRIMARY KEY (u, n, s))");
+		database.execute("CREATE TABLE " + table + " (u uuid, n bigint, s smallint, v text, PRIMARY KEY (u, n, s))");
 		List<String> expected = new ArrayList<>();
 		try (Connection connection = database.connect();
 				PreparedStatement insert = connection
